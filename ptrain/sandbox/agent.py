@@ -1,0 +1,395 @@
+"""The exec agent: the main process (PID 1) of every ptrain sandbox container.
+
+It keeps one persistent bash session, so `cd` and `export` carry over between commands and a
+command costs a pipe write instead of a `podman exec` (milliseconds instead of ~100 ms). The host
+talks to it over a unix socket in a bind-mounted directory with a small framed protocol:
+
+    message = 4-byte big-endian length of a JSON header, the header, then header["size"] raw bytes
+
+Requests are `exec`, `write`, `read`, `put_tar`, `get_tar` and `ping`. Every reply carries either
+the result or {"error": ..., "kind": ...}. Run with `--call` (request on argv, reply on stdout) it is
+the `podman exec` fallback used for remote podman hosts.
+
+Stdlib only: this file is copied into every image, whatever Python packages the image has.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import tarfile
+import time
+import uuid
+
+SOCKET_PATH = "/run/ptrain/agent.sock"
+WORKSPACE = "/workspace"
+STATUS_FD = 100  # bash reports "<nonce> <exit code>" on this fd after each command
+KILL_GRACE_S = 2.0  # after a timeout kill, how long bash gets to report before it is restarted
+HEADER = struct.Struct(">I")
+MAX_HEADER_BYTES = 1 << 20
+
+
+# -- framing (shared with the host client, which imports these) ------------------------------
+
+
+def encode(header: dict, payload: bytes = b"") -> bytes:
+    raw = json.dumps({**header, "size": len(payload)}).encode()
+    return HEADER.pack(len(raw)) + raw + payload
+
+
+def decode_header(raw: bytes) -> dict:
+    return json.loads(raw.decode())
+
+
+def cut_marker(n_cut: int) -> bytes:
+    """The text that stands where the middle of a long output was cut."""
+    return f"\n[... {n_cut} bytes cut ...]\n".encode()
+
+
+class HeadTail:
+    """Keeps the first and last bytes of a stream of any length in bounded memory."""
+
+    def __init__(self, max_bytes: int):
+        self.head_max = max_bytes // 2
+        self.tail_max = max_bytes - self.head_max
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_max - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > 2 * self.tail_max + 65536:
+            del self.tail[: len(self.tail) - self.tail_max]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.head_max + self.tail_max
+
+    def value(self) -> bytes:
+        if not self.truncated:
+            return bytes(self.head + self.tail)
+        tail = self.tail[len(self.tail) - self.tail_max :] if self.tail_max else b""
+        return bytes(self.head) + cut_marker(self.total - len(self.head) - len(tail)) + bytes(tail)
+
+
+# -- processes --------------------------------------------------------------------------------
+
+shell_exits: dict[int, int] = {}  # shell pid -> its exit code, once reaped
+shell_pids: set[int] = set()
+
+
+def reap(*_args) -> None:
+    """As PID 1 we adopt every orphan; reap them all so zombies never eat the pids limit."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if pid in shell_pids:
+            shell_pids.discard(pid)
+            shell_exits[pid] = os.waitstatus_to_exitcode(status)
+
+
+def proc_stat(pid: int) -> tuple[int, int] | None:
+    """(ppid, session id) of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[1]), int(fields[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def shell_processes(shell_pid: int) -> list[int]:
+    """Every process the shell started: its session, and descendants that left it."""
+    stats = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in (os.getpid(), shell_pid):
+            st = proc_stat(int(name))
+            if st:
+                stats[int(name)] = st
+    found = {pid for pid, (_, sid) in stats.items() if sid == shell_pid}
+    changed = True
+    while changed:
+        changed = False
+        for pid, (ppid, _) in stats.items():
+            if pid not in found and (ppid == shell_pid or ppid in found):
+                found.add(pid)
+                changed = True
+    return sorted(found)
+
+
+def kill_tree(shell_pid: int) -> None:
+    """Stop then kill everything the shell started, repeating until nothing is left (fork bombs)."""
+    for _ in range(50):
+        pids = shell_processes(shell_pid)
+        if not pids:
+            return
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+        time.sleep(0.01)
+        reap()
+
+
+class Shell:
+    """One persistent `bash` whose output and status come back on two pipes."""
+
+    def __init__(self, cwd: str = WORKSPACE):
+        self.pid = 0
+        self.start(cwd)
+
+    def start(self, cwd: str) -> None:
+        in_r, self.stdin = os.pipe()
+        self.out, out_w = os.pipe()
+        self.status, status_w = os.pipe()
+        env = {
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "PAGER": "cat",
+            "GIT_PAGER": "cat",
+            "PYTHONUNBUFFERED": "1",
+        }
+        for attempt in range(100):  # fork fails while a fork bomb holds every pid
+            try:
+                pid = os.fork()
+                break
+            except BlockingIOError:
+                time.sleep(0.05)
+        else:
+            raise OSError("cannot start bash: no process slots left")
+        if pid == 0:
+            try:
+                os.setsid()
+                os.dup2(in_r, 0)
+                os.dup2(out_w, 1)
+                os.dup2(out_w, 2)
+                os.dup2(status_w, STATUS_FD)
+                os.chdir(cwd if os.path.isdir(cwd) else WORKSPACE)
+                os.execve("/bin/bash", ["bash", "--noprofile", "--norc"], env)
+            finally:
+                os._exit(127)
+        shell_pids.add(pid)
+        for fd in (in_r, out_w, status_w):
+            os.close(fd)
+        os.set_blocking(self.out, False)
+        self.pid = pid
+
+    def cwd(self) -> str:
+        try:
+            return os.readlink(f"/proc/{self.pid}/cwd")
+        except OSError:
+            return WORKSPACE
+
+    def restart(self, cwd: str) -> None:
+        """Kill the shell and all it started; start a fresh one in `cwd`."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        kill_tree(self.pid)
+        shell_exits.pop(self.pid, None)
+        for fd in (self.stdin, self.out, self.status):
+            os.close(fd)
+        self.start(cwd)
+
+    def run(self, command: str, timeout_s: float, max_output_bytes: int) -> tuple[dict, bytes]:
+        nonce = uuid.uuid4().hex
+        command = command.replace("\0", "")
+        script = (
+            f"IFS= read -r -d '' __ptrain_cmd <<'__PTRAIN_{nonce}'\n{command}\n__PTRAIN_{nonce}\n"
+            f'eval "$__ptrain_cmd" < /dev/null\n'
+            f"printf '%s %d\\n' {nonce} $? >&{STATUS_FD}\n"
+        ).encode()
+        output = HeadTail(max_output_bytes)
+        started = time.monotonic()
+        deadline = started + timeout_s
+        exit_code, timed_out, note = None, False, ""
+        try:
+            os.write(self.stdin, script)
+        except BrokenPipeError:
+            pass
+        status_buf = b""
+        while exit_code is None:
+            wait = max(0.0, min(0.05, deadline - time.monotonic()))
+            ready, _, _ = select.select([self.out, self.status], [], [], wait)
+            if self.out in ready:
+                self._drain(output)
+            if self.status in ready:
+                chunk = os.read(self.status, 4096)
+                status_buf += chunk
+                for line in status_buf.split(b"\n"):
+                    parts = line.split()
+                    if len(parts) == 2 and parts[0] == nonce.encode():
+                        exit_code = int(parts[1])
+                status_buf = status_buf.rsplit(b"\n", 1)[-1]
+                if exit_code is not None or chunk:
+                    continue
+            reap()
+            if self.pid in shell_exits:
+                self._drain(output)
+                code = shell_exits[self.pid]
+                exit_code = 128 - code if code < 0 else code
+                note = f"the shell exited with status {exit_code}; a new shell was started in {WORKSPACE}"
+                self.restart(WORKSPACE)
+            elif time.monotonic() >= deadline:
+                timed_out, exit_code = True, 124
+                note = self._recover_from_timeout(nonce, output)
+        self._drain(output)
+        if note:
+            output.add(f"\n[ptrain: {note}]\n".encode())
+        header = {
+            "exit_code": exit_code,
+            "timed_out": timed_out,
+            "truncated": output.truncated,
+            "output_bytes": output.total,
+            "duration_s": time.monotonic() - started,
+        }
+        return header, output.value()
+
+    def _drain(self, output: HeadTail) -> None:
+        while True:
+            try:
+                data = os.read(self.out, 65536)
+            except BlockingIOError:
+                return
+            if not data:
+                return
+            output.add(data)
+
+    def _recover_from_timeout(self, nonce: str, output: HeadTail) -> str:
+        kill_tree(self.pid)
+        grace = time.monotonic() + KILL_GRACE_S
+        while time.monotonic() < grace:
+            ready, _, _ = select.select([self.out, self.status], [], [], 0.05)
+            if self.out in ready:
+                self._drain(output)
+            if self.status in ready and nonce.encode() in os.read(self.status, 4096):
+                return "timed out; every process the command started was killed"
+        self.restart(self.cwd())
+        return "timed out; the shell did not recover and was restarted (cwd kept, variables lost)"
+
+
+# -- requests ---------------------------------------------------------------------------------
+
+
+def resolve(path: str) -> str:
+    return path if os.path.isabs(path) else os.path.join(WORKSPACE, path)
+
+
+def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
+    op = header.get("op")
+    try:
+        if op == "ping":
+            return {"pid": os.getpid(), "shell_pid": shell.pid, "cwd": shell.cwd()}, b""
+        if op == "exec":
+            return shell.run(header["command"], float(header["timeout_s"]), int(header["max_output_bytes"]))
+        if op == "write":
+            path = resolve(header["path"])
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "ab" if header.get("append") else "wb") as f:
+                f.write(payload)
+            os.chmod(path, int(header.get("mode", 0o644)))
+            return {}, b""
+        if op == "read":
+            with open(resolve(header["path"]), "rb") as f:
+                data = f.read(int(header.get("max_bytes", 1 << 30)) + 1)
+            limit = int(header.get("max_bytes", 1 << 30))
+            return {"truncated": len(data) > limit}, data[:limit]
+        if op == "put_tar":
+            dest = resolve(header["path"])
+            os.makedirs(dest, exist_ok=True)
+            source = open(header["tar_path"], "rb") if "tar_path" in header else io.BytesIO(payload)
+            with source, tarfile.open(fileobj=source) as tar:
+                if hasattr(tarfile, "data_filter"):
+                    tar.extractall(dest, filter="data")
+                else:
+                    tar.extractall(dest)
+            return {}, b""
+        if op == "get_tar":
+            buf = io.BytesIO()
+            with tarfile.open(fileobj=buf, mode="w") as tar:
+                tar.add(resolve(header["path"]), arcname=".")
+            return {}, buf.getvalue()
+        return {"error": f"unknown request {op!r}", "kind": "request"}, b""
+    except OSError as e:
+        return {"error": f"{type(e).__name__}: {e.strerror or e} ({header.get('path', '')})", "kind": "file"}, b""
+    except (KeyError, ValueError, TypeError, tarfile.TarError) as e:
+        return {"error": f"bad {op} request: {type(e).__name__}: {e}", "kind": "request"}, b""
+
+
+def read_exact(conn: socket.socket, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = conn.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def serve(path: str) -> None:
+    signal.signal(signal.SIGCHLD, reap)
+    os.makedirs(WORKSPACE, exist_ok=True)
+    shell = Shell()
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path + ".tmp")
+    os.chmod(path + ".tmp", 0o666)
+    os.rename(path + ".tmp", path)  # the host polls for the socket: it appears ready or not at all
+    server.listen(8)
+    while True:
+        conn, _ = server.accept()
+        with conn:
+            try:
+                while True:
+                    (n,) = HEADER.unpack(read_exact(conn, HEADER.size))
+                    if n > MAX_HEADER_BYTES:
+                        break
+                    header = decode_header(read_exact(conn, n))
+                    payload = read_exact(conn, int(header.get("size", 0)))
+                    reply, data = handle(shell, header, payload)
+                    conn.sendall(encode(reply, data))
+            except (EOFError, ConnectionError, ValueError):
+                pass
+
+
+def call(request_b64: str, path: str) -> None:
+    """`podman exec` fallback: forward one request to the running agent, print the reply."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)
+    conn.sendall(base64.b64decode(request_b64))
+    (n,) = HEADER.unpack(read_exact(conn, HEADER.size))
+    raw = read_exact(conn, n)
+    payload = read_exact(conn, int(decode_header(raw).get("size", 0)))
+    sys.stdout.buffer.write(base64.b64encode(HEADER.pack(n) + raw + payload))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--call":
+        call(sys.argv[2], SOCKET_PATH)
+    else:
+        serve(SOCKET_PATH)

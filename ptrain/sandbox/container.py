@@ -1,0 +1,293 @@
+"""One sandbox: an isolated podman container with the exec agent as its main process.
+
+The container has no network, memory/pids/CPU limits, a read-only root filesystem, a size-limited
+tmpfs workspace, no capabilities, a non-root user and ptrain's label. Commands go to the agent's
+persistent shell over a unix socket in a bind-mounted directory (`SocketTransport`), or, for
+remote podman hosts where no host directory can be mounted, through `podman exec` of the agent in
+`--call` mode (`ExecTransport`). The API is async so a scheduler can keep many sandboxes busy;
+blocking podman calls run in a thread pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import shutil
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ptrain.errors import SandboxError, ToolError
+from ptrain.sandbox import agent
+from ptrain.sandbox.images import AGENT_PATH
+from ptrain.sandbox.runtime import LABEL, client, default_url, home
+
+DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
+CALL_CHUNK_BYTES = 64 * 1024  # argv of one `podman exec` holds at most 128 KiB
+_podman_threads = ThreadPoolExecutor(max_workers=32, thread_name_prefix="ptrain-podman")
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    memory_mb: int = 2048
+    cpus: float = 1.0
+    pids: int = 512
+    workspace_mb: int = 1024
+    tmp_mb: int = 256
+    user: str = "1000:1000"
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    exit_code: int  # 124 when timed out, 128+N when killed by signal N
+    output: str  # stdout and stderr interleaved, capped head+tail with a marker
+    timed_out: bool = False
+    truncated: bool = False
+    output_bytes: int = 0  # before capping
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+async def in_thread(fn, *args, **kwargs):
+    return await asyncio.get_running_loop().run_in_executor(_podman_threads, lambda: fn(*args, **kwargs))
+
+
+class SocketTransport:
+    """Framed requests over the agent's unix socket, one at a time."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.lock = asyncio.Lock()
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def connect(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.reader, self.writer = await asyncio.open_unix_connection(str(self.path))
+                return
+            except (FileNotFoundError, ConnectionRefusedError) as e:
+                if time.monotonic() > deadline:
+                    raise SandboxError(f"exec agent did not come up at {self.path}: {e}") from e
+                await asyncio.sleep(0.002)
+
+    async def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+        async with self.lock:
+            self.writer.write(agent.encode(header, payload))
+            await self.writer.drain()
+            (n,) = agent.HEADER.unpack(await self.reader.readexactly(agent.HEADER.size))
+            reply = agent.decode_header(await self.reader.readexactly(n))
+            return reply, await self.reader.readexactly(reply.get("size", 0))
+
+    async def close(self) -> None:
+        if self.writer:
+            self.writer.close()
+
+
+class ExecTransport:
+    """Each request is one `podman exec python3 agent.py --call <request>` (remote hosts)."""
+
+    def __init__(self, container):
+        self.container = container
+
+    async def connect(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                await self.call({"op": "ping"}, b"")
+                return
+            except SandboxError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.05)
+
+    async def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+        request = base64.b64encode(agent.encode(header, payload)).decode()
+        code, out = await in_thread(
+            self.container.exec_run, ["python3", AGENT_PATH, "--call", request], demux=True
+        )
+        stdout, stderr = out if isinstance(out, tuple) else (out, b"")
+        if code != 0:
+            raise SandboxError(f"podman exec of the agent failed ({code}): {(stderr or b'').decode()[-500:]}")
+        raw = base64.b64decode(stdout or b"")
+        (n,) = agent.HEADER.unpack(raw[: agent.HEADER.size])
+        reply = agent.decode_header(raw[agent.HEADER.size : agent.HEADER.size + n])
+        return reply, raw[agent.HEADER.size + n :]
+
+    async def close(self) -> None:
+        pass
+
+
+def socket_dir(name: str) -> Path:
+    """Host directory bind-mounted at /run/ptrain; short enough for a unix socket path."""
+    path = home() / "run" / name
+    if len(str(path / "agent.sock")) > 100:
+        path = Path(f"/tmp/ptrain-run-{os.getuid()}") / name
+    return path
+
+
+@dataclass
+class Sandbox:
+    """A running container and the transport to its exec agent. Create with `Sandbox.create`."""
+
+    container: object
+    url: str
+    transport: SocketTransport | ExecTransport
+    host_dir: Path | None = None
+    broken: str | None = None  # why this sandbox can no longer be used, once it can't
+    created_s: float = 0.0
+    labels: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.container.name
+
+    @classmethod
+    async def create(
+        cls,
+        image: str,
+        url: str | None = None,
+        limits: SandboxLimits = SandboxLimits(),
+        labels: dict[str, str] | None = None,
+        transport: str = "auto",
+        start_timeout_s: float = 30.0,
+    ) -> Sandbox:
+        started = time.monotonic()
+        url = url or default_url()
+        local = transport == "socket" or (transport == "auto" and url.startswith("unix://"))
+        name = f"ptrain-{uuid.uuid4().hex[:12]}"
+        mounts = [
+            {"type": "tmpfs", "source": "tmpfs", "target": "/workspace", "size": f"{limits.workspace_mb}m", "chown": True},
+            {"type": "tmpfs", "source": "tmpfs", "target": "/tmp", "size": f"{limits.tmp_mb}m", "mode": "1777"},
+        ]  # fmt: skip
+        host_dir = None
+        if local:
+            host_dir = socket_dir(name)
+            host_dir.mkdir(parents=True)
+            host_dir.chmod(0o777)  # the agent runs as a non-root user
+            mounts.append({"type": "bind", "source": str(host_dir), "target": "/run/ptrain"})
+        else:
+            mounts.append({"type": "tmpfs", "source": "tmpfs", "target": "/run/ptrain", "size": "1m", "mode": "1777"})
+        all_labels = {LABEL: "1", **(labels or {})}
+        podman = client(url)
+        try:
+            container = await in_thread(
+                podman.containers.create,
+                image,
+                name=name,
+                command=["python3", AGENT_PATH],
+                labels=all_labels,
+                network_mode="none",
+                mem_limit=f"{limits.memory_mb}m",
+                memswap_limit=f"{limits.memory_mb}m",
+                cpu_period=100_000,
+                cpu_quota=int(limits.cpus * 100_000),
+                pids_limit=limits.pids,
+                read_only=True,
+                mounts=mounts,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                user=limits.user,
+                working_dir="/workspace",
+                hostname="sandbox",
+                stop_timeout=0,
+            )
+            await in_thread(container.start)
+        except Exception as e:
+            if host_dir:
+                shutil.rmtree(host_dir, ignore_errors=True)
+            if isinstance(e, SandboxError):
+                raise
+            raise SandboxError(f"could not start a sandbox from {image} on {url}: {e}") from e
+        conn = SocketTransport(host_dir / "agent.sock") if local else ExecTransport(container)
+        sandbox = cls(container, url, conn, host_dir, labels=all_labels)
+        try:
+            await conn.connect(start_timeout_s)
+        except BaseException:
+            await sandbox.close()
+            raise
+        if host_dir:
+            host_dir.chmod(0o755)  # the socket exists: from now on the sandbox can't write to the host
+        sandbox.created_s = time.monotonic() - started
+        return sandbox
+
+    async def request(self, header: dict, payload: bytes = b"", timeout_s: float = 60.0) -> tuple[dict, bytes]:
+        """One agent request; an agent that dies or hangs breaks the sandbox (SandboxError)."""
+        if self.broken:
+            raise SandboxError(f"sandbox {self.name} is unusable: {self.broken}")
+        try:
+            reply, data = await asyncio.wait_for(self.transport.call(header, payload), timeout_s)
+        except (asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError, ValueError) as e:
+            self.broken = f"the exec agent stopped answering ({type(e).__name__}: {e})"
+            raise SandboxError(f"sandbox {self.name}: {self.broken}") from e
+        if "error" in reply:
+            error = ToolError if reply.get("kind") == "file" else SandboxError
+            raise error(reply["error"])
+        return reply, data
+
+    async def exec(
+        self, command: str, timeout_s: float = 120.0, max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    ) -> ExecResult:
+        """Run `command` in the persistent shell; past `timeout_s` everything it started is killed."""
+        header = {"op": "exec", "command": command, "timeout_s": timeout_s, "max_output_bytes": max_output_bytes}
+        reply, data = await self.request(header, timeout_s=timeout_s + agent.KILL_GRACE_S + 10)
+        return ExecResult(
+            exit_code=reply["exit_code"],
+            output=data.decode("utf-8", errors="replace"),
+            timed_out=reply["timed_out"],
+            truncated=reply["truncated"],
+            output_bytes=reply["output_bytes"],
+            duration_s=reply["duration_s"],
+        )
+
+    async def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
+        """Write a file (relative paths are under /workspace). ToolError if it can't be written."""
+        data = data.encode() if isinstance(data, str) else data
+        if isinstance(self.transport, SocketTransport):
+            await self.request({"op": "write", "path": path, "mode": mode}, data)
+            return
+        for i in range(0, max(len(data), 1), CALL_CHUNK_BYTES):
+            header = {"op": "write", "path": path, "mode": mode, "append": i > 0}
+            await self.request(header, data[i : i + CALL_CHUNK_BYTES])
+
+    async def read_file(self, path: str, max_bytes: int = 1 << 30) -> bytes:
+        _, data = await self.request({"op": "read", "path": path, "max_bytes": max_bytes})
+        return data
+
+    async def put_tar(self, path: str, tar: bytes) -> None:
+        """Extract a tar archive into `path` (created if missing)."""
+        if isinstance(self.transport, SocketTransport):
+            await self.request({"op": "put_tar", "path": path}, tar, timeout_s=300)
+            return
+        staging = f"/tmp/.ptrain-upload-{uuid.uuid4().hex}.tar"
+        await self.write_file(staging, tar)
+        await self.request({"op": "put_tar", "path": path, "tar_path": staging}, timeout_s=300)
+        await self.request({"op": "exec", "command": f"rm -f {staging}", "timeout_s": 10, "max_output_bytes": 1024})
+
+    async def get_tar(self, path: str = "/workspace") -> bytes:
+        """A tar archive of `path` (a directory or a file)."""
+        _, data = await self.request({"op": "get_tar", "path": path}, timeout_s=300)
+        return data
+
+    async def ping(self) -> dict:
+        reply, _ = await self.request({"op": "ping"}, timeout_s=10)
+        return reply
+
+    async def close(self) -> None:
+        """Remove the container (killed at once) and its socket directory. Safe to call twice."""
+        await self.transport.close()
+        try:
+            await in_thread(self.container.remove, force=True, v=True)
+        except Exception as e:  # already gone is fine; anything else is left to `ptrain doctor --clean`
+            if "no such container" not in str(e).lower() and "404" not in str(e):
+                self.broken = self.broken or f"removal failed: {e}"
+        if self.host_dir:
+            shutil.rmtree(self.host_dir, ignore_errors=True)
+        self.broken = self.broken or "closed"
