@@ -34,6 +34,12 @@ STATUS_FD = 100  # bash reports "<nonce> <exit code>" on this fd after each comm
 KILL_GRACE_S = 2.0  # after a timeout kill, how long bash gets to report before it is restarted
 HEADER = struct.Struct(">I")
 MAX_HEADER_BYTES = 1 << 20
+# Commands run inside a function so that, on a timeout, SIGUSR1 makes bash `return` from it instead
+# of going on with the rest of the command once its children are dead (one function level per signal;
+# the agent keeps signalling until the command is over).
+PRELUDE = b"""__ptrain_run() { eval "$__ptrain_cmd"; }
+trap 'return 124 2>/dev/null' USR1
+"""
 
 
 # -- framing (shared with the host client, which imports these) ------------------------------
@@ -193,6 +199,7 @@ class Shell:
             os.close(fd)
         os.set_blocking(self.out, False)
         self.pid = pid
+        os.write(self.stdin, PRELUDE)
 
     def cwd(self) -> str:
         try:
@@ -217,7 +224,7 @@ class Shell:
         command = command.replace("\0", "")
         script = (
             f"IFS= read -r -d '' __ptrain_cmd <<'__PTRAIN_{nonce}'\n{command}\n__PTRAIN_{nonce}\n"
-            f'eval "$__ptrain_cmd" < /dev/null\n'
+            f"__ptrain_run < /dev/null\n"
             f"printf '%s %d\\n' {nonce} $? >&{STATUS_FD}\n"
         ).encode()
         output = HeadTail(max_output_bytes)
@@ -277,9 +284,13 @@ class Shell:
             output.add(data)
 
     def _recover_from_timeout(self, nonce: str, output: HeadTail) -> str:
-        kill_tree(self.pid)
         grace = time.monotonic() + KILL_GRACE_S
         while time.monotonic() < grace:
+            try:
+                os.kill(self.pid, signal.SIGUSR1)  # abort the command (see PRELUDE)...
+            except OSError:
+                break
+            kill_tree(self.pid)  # ...once whatever it is waiting for is dead
             ready, _, _ = select.select([self.out, self.status], [], [], 0.05)
             if self.out in ready:
                 self._drain(output)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import shutil
 import time
 import uuid
@@ -23,7 +22,7 @@ from pathlib import Path
 from ptrain.errors import SandboxError, ToolError
 from ptrain.sandbox import agent
 from ptrain.sandbox.images import AGENT_PATH
-from ptrain.sandbox.runtime import LABEL, client, default_url, home
+from ptrain.sandbox.runtime import LABEL, client, default_url, owner_label, socket_dir
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
 CALL_CHUNK_BYTES = 64 * 1024  # argv of one `podman exec` holds at most 128 KiB
@@ -125,15 +124,7 @@ class ExecTransport:
         pass
 
 
-def socket_dir(name: str) -> Path:
-    """Host directory bind-mounted at /run/ptrain; short enough for a unix socket path."""
-    path = home() / "run" / name
-    if len(str(path / "agent.sock")) > 100:
-        path = Path(f"/tmp/ptrain-run-{os.getuid()}") / name
-    return path
-
-
-@dataclass
+@dataclass(eq=False)  # identity semantics: pools keep sandboxes in sets
 class Sandbox:
     """A running container and the transport to its exec agent. Create with `Sandbox.create`."""
 
@@ -175,7 +166,7 @@ class Sandbox:
             mounts.append({"type": "bind", "source": str(host_dir), "target": "/run/ptrain"})
         else:
             mounts.append({"type": "tmpfs", "source": "tmpfs", "target": "/run/ptrain", "size": "1m", "mode": "1777"})
-        all_labels = {LABEL: "1", **(labels or {})}
+        all_labels = {LABEL: "1", f"{LABEL}.owner": owner_label(), **(labels or {})}
         podman = client(url)
         try:
             container = await in_thread(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import socket
 import subprocess
 import time
 from functools import cache
@@ -28,6 +29,14 @@ def home() -> Path:
     default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ptrain"
     path = Path(os.environ.get("PTRAIN_HOME", default))
     path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def socket_dir(container_name: str) -> Path:
+    """Host directory bind-mounted at /run/ptrain in a sandbox; short enough for a socket path."""
+    path = home() / "run" / container_name
+    if len(str(path / "agent.sock")) > 100:
+        path = Path(f"/tmp/ptrain-run-{os.getuid()}") / container_name
     return path
 
 
@@ -125,3 +134,41 @@ def ensure_service(url: str | None = None, timeout_s: float = 20.0) -> str:
 def client(url: str) -> podman.PodmanClient:
     """One shared client per service URL (it holds a connection pool)."""
     return podman.PodmanClient(base_url=ensure_service(url), timeout=120)
+
+
+def owner_label() -> str:
+    """The value of the `ptrain.owner` label: which process made a container."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def leftover_containers(url: str) -> list:
+    """ptrain containers whose owner process on this host is gone (a crashed or killed run)."""
+    here = socket.gethostname()
+    found = []
+    for container in client(url).containers.list(all=True, filters={"label": LABEL}):
+        host, _, pid = container.labels.get(f"{LABEL}.owner", ":").partition(":")
+        if host == here and pid.isdigit() and pid_alive(int(pid)):
+            continue
+        if host and host != here:
+            continue  # made by another machine sharing this service: not ours to judge
+        found.append(container)
+    return found
+
+
+def remove_leftovers(url: str) -> list[str]:
+    names = []
+    for container in leftover_containers(url):
+        container.remove(force=True, v=True)
+        shutil.rmtree(socket_dir(container.name), ignore_errors=True)
+        names.append(container.name)
+    return names

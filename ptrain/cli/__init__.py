@@ -1,0 +1,39 @@
+"""The `ptrain` command: one typer sub-app per file, registered here.
+
+`main` is the console script. It catches `PtrainError` in one place and prints it without a
+traceback (the message says what was wrong and what to do); anything else is a bug and keeps
+its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ptrain.cli import doctor, images, models, sandbox
+from ptrain.errors import PtrainError
+
+app = typer.Typer(
+    name="ptrain",
+    help="Post-train language models with reinforcement learning on real tasks.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.command("doctor")(doctor.doctor)
+app.add_typer(images.app, name="images")
+app.add_typer(models.app, name="models")
+app.add_typer(sandbox.app, name="sandbox")
+
+err = Console(stderr=True)
+
+
+def main() -> None:
+    try:
+        app()
+    except PtrainError as e:
+        err.print(Text.assemble(("error: ", "bold red"), str(e)))
+        sys.exit(2)

