@@ -349,8 +349,14 @@ def _list_array(arrays: list[np.ndarray], value_type: pa.DataType) -> pa.ListArr
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, value_type))
 
 
-def episodes_table(episodes: list[Episode]) -> pa.Table:
-    """Episodes as one Arrow table in the on-disk schema (JSON fields are serialized here)."""
+def episode_json(episode: Episode) -> tuple[str, ...]:
+    """The episode's JSON fields as text; a writer does this in `add`, so a bad episode fails there."""
+    return tuple(_dumps(getattr(episode, n), f"episode {episode.episode_id} {n}") for n in _JSON_FIELDS)
+
+
+def episodes_table(episodes: list[Episode], texts: list[tuple[str, ...]] | None = None) -> pa.Table:
+    """Episodes as one Arrow table in the on-disk schema (`texts`: their `episode_json`, if done already)."""
+    texts = texts if texts is not None else [episode_json(e) for e in episodes]
     columns: dict[str, Any] = {name: [getattr(e, name) for e in episodes] for name in _SCALAR_FIELDS}
     columns["num_tokens"] = [e.num_tokens for e in episodes]
     columns["model_tokens"] = [e.model_tokens for e in episodes]
@@ -358,14 +364,19 @@ def episodes_table(episodes: list[Episode]) -> pa.Table:
     columns["token_ids"] = _list_array([e.token_ids for e in episodes], pa.int32())
     columns["loss_mask"] = _list_array([e.loss_mask for e in episodes], pa.bool_())
     columns["logprobs"] = _list_array([e.logprobs for e in episodes], pa.float32())
-    for name in _JSON_FIELDS:
-        columns[name] = [_dumps(getattr(e, name), f"episode {e.episode_id} {name}") for e in episodes]
+    for k, name in enumerate(_JSON_FIELDS):
+        columns[name] = [t[k] for t in texts]
     return pa.table(columns, schema=_with_version(EPISODE_SCHEMA, "episodes"))
 
 
-def verdicts_table(verdicts: list[Verdict]) -> pa.Table:
+def verdict_json(verdict: Verdict) -> tuple[str]:
+    return (_dumps(verdict.details, f"verdict for {verdict.episode_id} details"),)
+
+
+def verdicts_table(verdicts: list[Verdict], texts: list[tuple[str]] | None = None) -> pa.Table:
+    texts = texts if texts is not None else [verdict_json(v) for v in verdicts]
     columns = {f.name: [getattr(v, f.name) for v in verdicts] for f in fields(Verdict)}
-    columns["details"] = [_dumps(v.details, f"verdict for {v.episode_id} details") for v in verdicts]
+    columns["details"] = [t[0] for t in texts]
     return pa.table(columns, schema=_with_version(VERDICT_SCHEMA, "verdicts"))
 
 
@@ -491,8 +502,7 @@ class Writer:
         self.shards_written = 0
         self._token = secrets.token_hex(4)
         self._pid = os.getpid()
-        self._episodes: list[Episode] = []
-        self._verdicts: list[Verdict] = []
+        self._buffers: dict[str, list[tuple[Any, tuple[str, ...]]]] = {"episodes": [], "verdicts": []}
         self._oldest: float | None = None
         self._error: BaseException | None = None
         self._closed = False
@@ -512,15 +522,16 @@ class Writer:
         self.close()
 
     def add(self, episode: Episode) -> None:
-        self._buffer(self._episodes, episode)
+        self._buffer("episodes", episode, episode_json(episode))
 
     def add_verdict(self, verdict: Verdict) -> None:
-        self._buffer(self._verdicts, verdict)
+        self._buffer("verdicts", verdict, verdict_json(verdict))
 
-    def _buffer(self, buffer: list, item: Episode | Verdict) -> None:
+    def _buffer(self, table: str, item: Episode | Verdict, texts: tuple[str, ...]) -> None:
         with self._lock:
             self._check()
-            buffer.append(item)
+            buffer = self._buffers[table]
+            buffer.append((item, texts))
             self._oldest = self._oldest or time.monotonic()
             if len(buffer) >= self.flush_every:
                 self._flush()
@@ -556,13 +567,12 @@ class Writer:
             raise StoreError(f"a background flush failed: {error}") from error
 
     def _flush(self) -> None:
-        for table, buffer, to_table in (
-            ("episodes", self._episodes, episodes_table),
-            ("verdicts", self._verdicts, verdicts_table),
-        ):
-            if buffer:
-                self._write(table, to_table(buffer))
-                buffer.clear()  # only once written: a failed write keeps the rows for the next try
+        for table, rows in self._buffers.items():
+            if rows:
+                items, texts = zip(*rows, strict=True)
+                to_table = episodes_table if table == "episodes" else verdicts_table
+                self._write(table, to_table(list(items), list(texts)))
+                rows.clear()  # only once written: a failed write keeps the rows for the next try
         self._oldest = None
 
     def _write(self, table: str, data: pa.Table) -> None:

@@ -1,0 +1,62 @@
+"""The `ptrain` command line, run as a user would: a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ptrain.cli.doctor import checks
+from ptrain.sandbox.runtime import client
+
+PTRAIN = str(Path(sys.executable).parent / "ptrain")
+
+
+def ptrain(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([PTRAIN, *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_doctor_shows_podman_runtime_service_and_image_green(base_image):
+    rows = {row.name: row for row in checks()}
+    for name in ("podman", "runc", "mmdebstrap", "containers.conf", "API service", "base image"):
+        assert rows[name].ok, rows[name]
+    done = ptrain("doctor")
+    assert "containers.conf" in done.stdout and "API service" in done.stdout
+    assert done.returncode == (0 if all(row.ok for row in rows.values()) else 1)
+
+
+def test_doctor_clean_removes_only_containers_whose_owner_is_gone(base_image, podman_url):
+    podman = client(podman_url)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    orphan = podman.containers.create(base_image, labels={"ptrain": "1", "ptrain.owner": f"{os.uname().nodename}:{dead.pid}"})
+    alive = podman.containers.create(base_image, labels={"ptrain": "1", "ptrain.owner": f"{os.uname().nodename}:{os.getpid()}"})
+    try:
+        done = ptrain("doctor", "--clean")
+        assert orphan.name in done.stdout
+        assert not podman.containers.exists(orphan.id)
+        assert podman.containers.exists(alive.id)
+    finally:
+        alive.remove(force=True)
+
+
+def test_scripted_episode_passes_in_a_sandbox(base_image):
+    done = ptrain("sandbox", "demo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "FAILED (failures=1, errors=1)" in done.stdout  # the bug is there first
+    assert "scripted episode passed" in done.stdout
+
+
+def test_sandbox_exec_returns_the_commands_exit_code(base_image):
+    done = ptrain("sandbox", "exec", "cd /tmp", "pwd; exit 3")
+    assert "/tmp" in done.stdout
+    assert done.returncode == 3
+
+
+def test_a_ptrain_error_prints_a_message_without_a_traceback():
+    done = ptrain("images", "build", "--taskpack", "no-such-pack")
+    assert done.returncode == 2
+    assert "error: no taskpack named 'no-such-pack'" in done.stderr
+    assert "Traceback" not in done.stderr
