@@ -74,7 +74,12 @@ async def main(n: int, at_once: int) -> dict:
     run_wall = time.perf_counter() - t
     failures = (at_once - len(started)) + sum(1 for r in runs if isinstance(r, BaseException) or not r.ok)
     await asyncio.gather(*(b.close() for b in started))
-    results["at_once"] = {"sandboxes": at_once, "start_wall_s": start_wall, "sleep1_wall_s": run_wall, "failures": failures}
+    results["at_once"] = {
+        "sandboxes": at_once,
+        "start_wall_s": start_wall,
+        "sleep1_wall_s": run_wall,
+        "failures": failures,
+    }
     return results
 
 

@@ -31,8 +31,12 @@ def test_doctor_clean_removes_only_containers_whose_owner_is_gone(base_image, po
     podman = client(podman_url)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    orphan = podman.containers.create(base_image, labels={"ptrain": "1", "ptrain.owner": f"{os.uname().nodename}:{dead.pid}"})
-    alive = podman.containers.create(base_image, labels={"ptrain": "1", "ptrain.owner": f"{os.uname().nodename}:{os.getpid()}"})
+    orphan = podman.containers.create(
+        base_image, labels={"ptrain": "1", "ptrain.owner": f"{os.uname().nodename}:{dead.pid}"}
+    )
+    alive = podman.containers.create(
+        base_image, labels={"ptrain": "1", "ptrain.owner": f"{os.uname().nodename}:{os.getpid()}"}
+    )
     try:
         done = ptrain("doctor", "--clean")
         assert orphan.name in done.stdout

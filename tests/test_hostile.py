@@ -7,8 +7,8 @@ a neighbouring sandbox unaffected, and leave the pool able to serve the next epi
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
 
@@ -27,9 +27,15 @@ class Hostile:
 
 CASES = {
     "fork_bomb": Hostile(":(){ :|:& };: ; sleep 30", 5, lambda r: r.timed_out),
-    "fork_loop_in_python": Hostile("python3 -c 'import os\nwhile True:\n  try: os.fork()\n  except OSError: pass'", 5, lambda r: r.timed_out),
-    "endless_memory": Hostile("python3 -c 'a = []\nwhile True: a.append(bytearray(10**7))'", 30, lambda r: r.exit_code == 137),
-    "fill_the_workspace": Hostile("dd if=/dev/zero of=/workspace/big bs=1M; df -m /workspace | tail -1", 30, lambda r: "No space left" in r.output),
+    "fork_loop_in_python": Hostile(
+        "python3 -c 'import os\nwhile True:\n  try: os.fork()\n  except OSError: pass'", 5, lambda r: r.timed_out
+    ),
+    "endless_memory": Hostile(
+        "python3 -c 'a = []\nwhile True: a.append(bytearray(10**7))'", 30, lambda r: r.exit_code == 137
+    ),
+    "fill_the_workspace": Hostile(
+        "dd if=/dev/zero of=/workspace/big bs=1M; df -m /workspace | tail -1", 30, lambda r: "No space left" in r.output
+    ),
     "endless_output": Hostile("yes", 3, lambda r: r.timed_out and r.truncated and r.output.startswith("y\ny\n")),
     "sleep_infinity": Hostile("sleep infinity", 2, lambda r: r.timed_out),
     "reach_the_network": Hostile(
@@ -40,7 +46,9 @@ CASES = {
     ),
     "kill_the_shell": Hostile("kill -9 $$", 5, lambda r: r.exit_code == 137 and "new shell" in r.output),
     # the agent is PID 1 of its namespace: signals from inside can't kill or stop it
-    "kill_the_agent": Hostile("kill -9 1; kill -STOP $PPID; kill -9 -1; echo survived", 5, lambda r: r.output.endswith("survived\n")),
+    "kill_the_agent": Hostile(
+        "kill -9 1; kill -STOP $PPID; kill -9 -1; echo survived", 5, lambda r: r.output.endswith("survived\n")
+    ),
     "write_outside_the_workspace": Hostile(
         "for f in /etc/evil /usr/bin/evil /evil /run/ptrain/evil /home/agent/evil; do touch $f 2>&1; done",
         5,
@@ -50,7 +58,9 @@ CASES = {
         "head -c 100000000 /dev/zero | tr '\\0' a", 60, lambda r: r.truncated and r.output_bytes == 100_000_000
     ),
     "binary_output": Hostile(
-        "head -c 65536 /dev/urandom; printf '\\xff\\xfe\\x00\\x80 tail'", 5, lambda r: r.ok and r.output.endswith(" tail")
+        "head -c 65536 /dev/urandom; printf '\\xff\\xfe\\x00\\x80 tail'",
+        5,
+        lambda r: r.ok and r.output.endswith(" tail"),
     ),
 }
 

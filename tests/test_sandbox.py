@@ -120,3 +120,17 @@ async def test_closing_removes_the_container(base_image, podman_url):
     assert not client(podman_url).containers.exists(name)
     with pytest.raises(SandboxError, match="unusable"):
         await box.exec("true")
+
+
+async def test_a_missing_image_is_a_sandbox_error_with_a_fix(podman_url):
+    with pytest.raises(SandboxError, match="could not start a sandbox") as info:
+        await Sandbox.create("localhost/ptrain-no-such-image:0", podman_url)
+    assert info.value.fix == "ptrain images build"
+
+
+async def test_a_dead_container_is_a_sandbox_error_not_a_hang(sandbox):
+    sandbox.container.kill(signal="SIGKILL")
+    with pytest.raises(SandboxError):
+        await sandbox.exec("echo hi", timeout_s=5)
+    with pytest.raises(SandboxError, match="unusable"):
+        await sandbox.exec("echo hi")

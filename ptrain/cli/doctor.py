@@ -76,7 +76,9 @@ def checks() -> list[Check]:
     if service:
         rows += check_images(url)
         leftovers = runtime.leftover_containers(url)
-        rows.append(Check("leftover containers", not leftovers, f"{len(leftovers)} from crashed runs", "ptrain doctor --clean"))
+        rows.append(
+            Check("leftover containers", not leftovers, f"{len(leftovers)} from crashed runs", "ptrain doctor --clean")
+        )
     name = models.DEFAULT_MODEL
     try:
         gguf = models.packaged_gguf(name)

@@ -46,5 +46,7 @@ def ls(url: str | None = typer.Option(None, help="Podman service URL.")) -> None
     for col in ("image", "kind", "size", "created", "current"):
         table.add_column(col)
     for row in images.list_images(url):
-        table.add_row(row["name"], row["kind"], f"{row['size_mb']:.0f} MB", row["created"], "✓" if row["name"] in current else "")
+        table.add_row(
+            row["name"], row["kind"], f"{row['size_mb']:.0f} MB", row["created"], "✓" if row["name"] in current else ""
+        )
     console.print(table)

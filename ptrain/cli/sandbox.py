@@ -38,7 +38,9 @@ def exec_(
                 result = await sandbox.exec(command, timeout_s=timeout_s)
                 console.print(f"[bold]$ {command}[/]", highlight=False)
                 console.out(result.output, end="", highlight=False)
-                console.print(f"[dim]exit {result.exit_code}{' (timed out)' if result.timed_out else ''}, {result.duration_s * 1000:.1f} ms[/]")
+                console.print(
+                    f"[dim]exit {result.exit_code}{' (timed out)' if result.timed_out else ''}, {result.duration_s * 1000:.1f} ms[/]"
+                )
                 code = code or result.exit_code
             return code
         finally:
@@ -56,7 +58,14 @@ def demo(image: str | None = typer.Option(None, help="Image (default: ptrain's b
             console.print(f"[cyan]write[/] {step.arg} ({len(step.content)} bytes)")
         else:
             body = result.output.rstrip() or "(no output)"
-            console.print(Panel(body, title=f"$ {step.arg}", subtitle=f"exit {result.exit_code} · {result.duration_s * 1000:.1f} ms", title_align="left"))
+            console.print(
+                Panel(
+                    body,
+                    title=f"$ {step.arg}",
+                    subtitle=f"exit {result.exit_code} · {result.duration_s * 1000:.1f} ms",
+                    title_align="left",
+                )
+            )
 
     async def run() -> bool:
         started = time.monotonic()
@@ -67,7 +76,9 @@ def demo(image: str | None = typer.Option(None, help="Image (default: ptrain's b
         finally:
             await sandbox.close()
         verdict = "[green]passed[/]" if episode.passed else "[red]failed[/]"
-        console.print(f"scripted episode {verdict}; workspace tar {len(episode.workspace_tar)} bytes; {time.monotonic() - started:.1f} s in all")
+        console.print(
+            f"scripted episode {verdict}; workspace tar {len(episode.workspace_tar)} bytes; {time.monotonic() - started:.1f} s in all"
+        )
         return episode.passed
 
     if not asyncio.run(run()):

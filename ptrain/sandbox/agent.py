@@ -175,7 +175,7 @@ class Shell:
             "GIT_PAGER": "cat",
             "PYTHONUNBUFFERED": "1",
         }
-        for attempt in range(100):  # fork fails while a fork bomb holds every pid
+        for _ in range(100):  # fork fails while a fork bomb holds every pid
             try:
                 pid = os.fork()
                 break
@@ -313,7 +313,10 @@ def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
         if op == "ping":
             return {"pid": os.getpid(), "shell_pid": shell.pid, "cwd": shell.cwd()}, b""
         if op == "exec":
-            return shell.run(header["command"], float(header["timeout_s"]), int(header["max_output_bytes"]))
+            try:
+                return shell.run(header["command"], float(header["timeout_s"]), int(header["max_output_bytes"]))
+            except OSError as e:  # the shell itself could not be run: not the command's fault
+                return {"error": f"shell failure: {e}", "kind": "shell"}, b""
         if op == "write":
             path = resolve(header["path"])
             os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -109,9 +109,10 @@ class ExecTransport:
 
     async def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
         request = base64.b64encode(agent.encode(header, payload)).decode()
-        code, out = await in_thread(
-            self.container.exec_run, ["python3", AGENT_PATH, "--call", request], demux=True
-        )
+        try:
+            code, out = await in_thread(self.container.exec_run, ["python3", AGENT_PATH, "--call", request], demux=True)
+        except Exception as e:  # the container is gone or podman failed
+            raise SandboxError(f"podman exec failed: {e}") from e
         stdout, stderr = out if isinstance(out, tuple) else (out, b"")
         if code != 0:
             raise SandboxError(f"podman exec of the agent failed ({code}): {(stderr or b'').decode()[-500:]}")
@@ -196,7 +197,8 @@ class Sandbox:
                 shutil.rmtree(host_dir, ignore_errors=True)
             if isinstance(e, SandboxError):
                 raise
-            raise SandboxError(f"could not start a sandbox from {image} on {url}: {e}") from e
+            fix = "ptrain images build" if "image not known" in str(e) else "ptrain doctor"
+            raise SandboxError(f"could not start a sandbox from {image} on {url}: {e}", fix=fix) from e
         conn = SocketTransport(host_dir / "agent.sock") if local else ExecTransport(container)
         sandbox = cls(container, url, conn, host_dir, labels=all_labels)
         try:
@@ -215,7 +217,7 @@ class Sandbox:
             raise SandboxError(f"sandbox {self.name} is unusable: {self.broken}")
         try:
             reply, data = await asyncio.wait_for(self.transport.call(header, payload), timeout_s)
-        except (asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError, ValueError) as e:
+        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError, ValueError, SandboxError) as e:
             self.broken = f"the exec agent stopped answering ({type(e).__name__}: {e})"
             raise SandboxError(f"sandbox {self.name}: {self.broken}") from e
         if "error" in reply:

@@ -62,9 +62,8 @@ def containers_conf() -> str:
         f'default_ulimits = ["nofile={nofile}:{nofile}", "nproc={nproc}:{nproc}"]\n'
         "[engine]\n"
         'runtime = "runc"\n'
-        'events_logger = "file"\n'
+        'events_logger = "file"\n' + ("" if Path("/run/systemd/system").is_dir() else 'cgroup_manager = "cgroupfs"\n')
         # without systemd as init there is no systemd cgroup manager to talk to
-        + ("" if Path("/run/systemd/system").is_dir() else 'cgroup_manager = "cgroupfs"\n')
     )
 
 

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 
 from ptrain.sandbox.container import ExecResult, Sandbox
 
-BUGGY = '''def mean(xs):
+BUGGY = """def mean(xs):
     return sum(xs) / len(xs) + 1
-'''
-FIXED = '''def mean(xs):
+"""
+FIXED = """def mean(xs):
     if not xs:
         raise ValueError("mean of an empty list")
     return sum(xs) / len(xs)
-'''
-TESTS = '''import unittest
+"""
+TESTS = """import unittest
 from stats import mean
 
 
@@ -35,7 +35,7 @@ class MeanTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ class EpisodeResult:
     workspace_tar: bytes
 
 
-async def run_scripted_episode(sandbox: Sandbox, on_step: Callable[[Step, ExecResult | None], None] = lambda s, r: None) -> EpisodeResult:
+async def run_scripted_episode(
+    sandbox: Sandbox, on_step: Callable[[Step, ExecResult | None], None] = lambda s, r: None
+) -> EpisodeResult:
     observations = []
     for step in STEPS:
         if step.kind == "write":
