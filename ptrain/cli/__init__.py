@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ptrain.cli import doctor, images, models, sandbox
+from ptrain.cli import doctor, images, models, sandbox, taskpacks
 from ptrain.errors import PtrainError
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app.command("doctor")(doctor.doctor)
 app.add_typer(images.app, name="images")
 app.add_typer(models.app, name="models")
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(taskpacks.app, name="taskpacks")
 
 err = Console(stderr=True)
 

@@ -29,7 +29,7 @@ import time
 import uuid
 
 SOCKET_PATH = "/run/ptrain/agent.sock"
-WORKSPACE = "/workspace"
+WORKSPACE = os.environ.get("PTRAIN_WORKSPACE", "/workspace")
 STATUS_FD = 100  # bash reports "<nonce> <exit code>" on this fd after each command
 KILL_GRACE_S = 2.0  # after a timeout kill, how long bash gets to report before it is restarted
 HEADER = struct.Struct(">I")
@@ -320,9 +320,11 @@ def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
         if op == "write":
             path = resolve(header["path"])
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            existed = os.path.exists(path)
             with open(path, "ab" if header.get("append") else "wb") as f:
                 f.write(payload)
-            os.chmod(path, int(header.get("mode", 0o644)))
+            if header.get("mode") is not None or not existed:  # an edit keeps the file's mode
+                os.chmod(path, int(header.get("mode") or 0o644))
             return {}, b""
         if op == "read":
             with open(resolve(header["path"]), "rb") as f:

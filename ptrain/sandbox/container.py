@@ -150,13 +150,15 @@ class Sandbox:
         labels: dict[str, str] | None = None,
         transport: str = "auto",
         start_timeout_s: float = 30.0,
+        workdir: str = "/workspace",
     ) -> Sandbox:
+        """Start a container from `image`; `workdir` is its writable tmpfs (image files there are copied up)."""
         started = time.monotonic()
         url = url or default_url()
         local = transport == "socket" or (transport == "auto" and url.startswith("unix://"))
         name = f"ptrain-{uuid.uuid4().hex[:12]}"
         mounts = [
-            {"type": "tmpfs", "source": "tmpfs", "target": "/workspace", "size": f"{limits.workspace_mb}m", "chown": True},
+            {"type": "tmpfs", "source": "tmpfs", "target": workdir, "size": f"{limits.workspace_mb}m", "chown": True},
             {"type": "tmpfs", "source": "tmpfs", "target": "/tmp", "size": f"{limits.tmp_mb}m", "mode": "1777"},
         ]  # fmt: skip
         host_dir = None
@@ -187,7 +189,8 @@ class Sandbox:
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 user=limits.user,
-                working_dir="/workspace",
+                working_dir=workdir,
+                environment={"PTRAIN_WORKSPACE": workdir},
                 hostname="sandbox",
                 stop_timeout=0,
             )
@@ -240,8 +243,9 @@ class Sandbox:
             duration_s=reply["duration_s"],
         )
 
-    async def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
-        """Write a file (relative paths are under /workspace). ToolError if it can't be written."""
+    async def write_file(self, path: str, data: bytes | str, mode: int | None = None) -> None:
+        """Write a file (relative paths are under the workdir; an existing file keeps its mode unless
+        `mode` is given; a new one gets 0o644). ToolError if it can't be written."""
         data = data.encode() if isinstance(data, str) else data
         if isinstance(self.transport, SocketTransport):
             await self.request({"op": "write", "path": path, "mode": mode}, data)
@@ -264,8 +268,8 @@ class Sandbox:
         await self.request({"op": "put_tar", "path": path, "tar_path": staging}, timeout_s=300)
         await self.request({"op": "exec", "command": f"rm -f {staging}", "timeout_s": 10, "max_output_bytes": 1024})
 
-    async def get_tar(self, path: str = "/workspace") -> bytes:
-        """A tar archive of `path` (a directory or a file)."""
+    async def get_tar(self, path: str = ".") -> bytes:
+        """A tar archive of `path` (a directory or a file; by default the workdir)."""
         _, data = await self.request({"op": "get_tar", "path": path}, timeout_s=300)
         return data
 

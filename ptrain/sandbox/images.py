@@ -34,6 +34,7 @@ class ImageSpec:
     name: str  # short name: the image becomes localhost/ptrain-<name>:<tag>
     context: Path
     containerfile: str = "Containerfile"
+    workdir: str = "/workspace"  # where the agent works: a writable tmpfs in the sandbox
 
 
 def host_apt_sources() -> str:

@@ -4,7 +4,8 @@
 replacement in the background; `release` destroys the used one, so every episode starts from a
 clean container. `max_active` bounds how many are out at once. A pool can spread its containers
 over several podman services (`unix://` or `ssh://` URLs): each new sandbox goes to the service
-with the fewest. `close` removes every container the pool made, idle or not.
+with the fewest. `close` removes every container the pool made, idle or not. A `PoolSet` keeps one
+pool per image for episodes that need several.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from collections import Counter
 from collections.abc import AsyncIterator
 
 from ptrain.errors import SandboxError
-from ptrain.sandbox.container import Sandbox, SandboxLimits
+from ptrain.sandbox.container import Sandbox, SandboxLimits, in_thread
+from ptrain.sandbox.images import ImageSpec, build_taskpack
 from ptrain.sandbox.runtime import default_url
 
 log = logging.getLogger(__name__)
@@ -32,8 +34,10 @@ class SandboxPool:
         limits: SandboxLimits = SandboxLimits(),
         max_active: int | None = None,
         transport: str = "auto",
+        workdir: str = "/workspace",
     ):
         self.image = image
+        self.workdir = workdir
         self.size = size
         self.urls = urls or [default_url()]
         self.limits = limits
@@ -67,7 +71,12 @@ class SandboxPool:
         self.starting[url] += 1
         try:
             sandbox = await Sandbox.create(
-                self.image, url, self.limits, labels={"ptrain.pool": self.id}, transport=self.transport
+                self.image,
+                url,
+                self.limits,
+                labels={"ptrain.pool": self.id},
+                transport=self.transport,
+                workdir=self.workdir,
             )
         finally:
             self.starting[url] -= 1
@@ -155,3 +164,58 @@ class SandboxPool:
         while not self.idle.empty():
             doomed.append(self.idle.get_nowait())
         await asyncio.gather(*(self._destroy(s) for s in doomed), return_exceptions=True)
+
+
+class PoolSet:
+    """Warm pools keyed by image, made on first use (building the image if it is missing).
+
+    Episodes of one taskpack can need several images (imported tasks bring their own); `max_active`
+    bounds the sandboxes out across all of them.
+    """
+
+    def __init__(
+        self,
+        size: int = 2,
+        max_active: int | None = None,
+        urls: list[str] | None = None,
+        limits: SandboxLimits = SandboxLimits(),
+    ):
+        self.size = size
+        self.urls = urls or [default_url()]
+        self.limits = limits
+        self.slots = asyncio.Semaphore(max_active) if max_active else None
+        self.pools: dict[tuple, SandboxPool] = {}
+        self.lock = asyncio.Lock()
+
+    async def pool(self, spec: ImageSpec) -> SandboxPool:
+        key = (spec.name, str(spec.context), spec.containerfile, spec.workdir)
+        async with self.lock:
+            if key not in self.pools:
+                for url in self.urls:
+                    image = await in_thread(build_taskpack, spec, url)
+                pool = SandboxPool(image, self.size, self.urls, self.limits, workdir=spec.workdir)
+                await pool.start()
+                self.pools[key] = pool
+        return self.pools[key]
+
+    @contextlib.asynccontextmanager
+    async def sandbox(self, spec: ImageSpec) -> AsyncIterator[Sandbox]:
+        pool = await self.pool(spec)
+        if self.slots:
+            await self.slots.acquire()
+        try:
+            async with pool.sandbox() as sandbox:
+                yield sandbox
+        finally:
+            if self.slots:
+                self.slots.release()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(pool.close() for pool in self.pools.values()), return_exceptions=True)
+        self.pools.clear()
+
+    async def __aenter__(self) -> PoolSet:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()

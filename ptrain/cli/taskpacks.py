@@ -1,0 +1,115 @@
+"""`ptrain taskpacks`: list, show, check and scaffold taskpacks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from ptrain import taskpack as tp
+from ptrain.sandbox import PoolSet, images, runtime
+from ptrain.scaffold import scaffold
+from ptrain.verify import CheckResult, check_taskpack, select_tasks
+
+app = typer.Typer(help="Installed taskpacks: list, show, check, new.", no_args_is_help=True)
+console = Console()
+
+
+def counts(pack: tp.Taskpack) -> dict[str, int]:
+    return {split: sum(1 for _ in pack.tasks(split)) for split in tp.SPLITS}
+
+
+@app.command("list")
+def list_() -> None:
+    """Installed taskpacks with their task counts per split."""
+    table = Table(title="taskpacks")
+    for col in ("name", "version", "package", *tp.SPLITS, "image"):
+        table.add_column(col)
+    for name, ep in sorted(tp.installed().items()):
+        try:
+            pack = tp.load(name)
+        except tp.ConfigError as e:
+            table.add_row(name, "", ep.dist.name if ep.dist else "", "", "", "", f"[red]broken: {e}[/]")
+            continue
+        n = counts(pack)
+        table.add_row(
+            pack.name,
+            pack.version,
+            ep.dist.name if ep.dist else "",
+            *(str(n[s]) for s in tp.SPLITS),
+            images.taskpack_image(pack.image),
+        )
+    console.print(table)
+
+
+@app.command()
+def show(name: str, as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+    """Categories, difficulties and tools of one taskpack."""
+    pack = tp.load(name)
+    tasks = [task for split in tp.SPLITS for task in pack.tasks(split)]
+    by_cat = Counter((task.category, task.difficulty) for task in tasks)
+    tools = [dict(tool.schema) for tool in pack.tools()]
+    if as_json:
+        print(json.dumps({"name": pack.name, "version": pack.version, "splits": counts(pack), "tools": tools,
+                          "categories": {f"{c}/{d}": n for (c, d), n in sorted(by_cat.items())}}, indent=2))  # fmt: skip
+        return
+    console.print(f"[bold]{pack.name}[/] {pack.version} · image {images.taskpack_image(pack.image)} · {counts(pack)}")
+    table = Table(title="tasks by category")
+    table.add_column("category")
+    for level in tp.DIFFICULTIES:
+        table.add_column(level, justify="right")
+    for category in sorted({c for c, _ in by_cat}):
+        table.add_row(category, *(str(by_cat[(category, level)]) for level in tp.DIFFICULTIES))
+    console.print(table)
+    for tool in tools:
+        console.print(
+            f"[cyan]{tool['name']}[/]({', '.join(tool['parameters'].get('properties', {}))}): {tool['description']}"
+        )
+
+
+@app.command()
+def check(
+    name: str,
+    task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
+    split: list[str] = typer.Option(list(tp.SPLITS), "--split", help="Splits to check (repeatable)."),
+    sample: int | None = typer.Option(None, help="Check a random sample of this many tasks."),
+    seed: int = typer.Option(0, help="Seed of the sample."),
+    concurrency: int = typer.Option(4, help="Tasks checked at once."),
+) -> None:
+    """Prove the verifier: for every task, gold must score 1 and a no-op 0."""
+    pack = tp.load(name)
+    tasks = select_tasks(pack, split, task, sample, seed)
+    runtime.ensure_service()
+
+    async def run() -> list[CheckResult]:
+        with Progress(console=console, transient=True) as progress:
+            bar = progress.add_task(f"checking {len(tasks)} tasks of {name}", total=len(tasks))
+            async with PoolSet(size=min(concurrency, 4), max_active=2 * concurrency) as pools:
+                return await check_taskpack(pack, tasks, pools, concurrency, lambda r: progress.advance(bar))
+
+    results = sorted(asyncio.run(run()), key=lambda r: r.task.id)
+    table = Table(title=f"{name}: gold must score 1, no-op 0")
+    for col in ("task", "category", "difficulty", "gold", "no-op", ""):
+        table.add_column(col)
+    fmt = lambda v: "-" if v is None else f"{v:g}"  # noqa: E731
+    for r in results:
+        mark = "[green]✓[/]" if r.ok else f"[red]✗ {r.problem}[/]"
+        table.add_row(r.task.id, r.task.category, r.task.difficulty, fmt(r.gold), fmt(r.noop), mark)
+    console.print(table)
+    failed = [r for r in results if not r.ok]
+    console.print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def new(name: str, directory: Path = typer.Option(Path("."), "--dir", help="Where to create ptrain-NAME/.")) -> None:
+    """Scaffold a taskpack package that passes `check` as generated."""
+    root = scaffold(name, directory)
+    console.print(f"[green]✓[/] created {root}\n  pip install -e {root}\n  ptrain taskpacks check {name}")

@@ -1,0 +1,130 @@
+"""Verification: an episode's artifact scored by its taskpack in a fresh sandbox, and the proof
+that a taskpack's verifier is right (gold scores 1, doing nothing scores 0, for every task).
+
+A verifier that crashes, hangs or returns something that is not a verdict becomes a
+`VerifierError`, an infrastructure failure that is recorded and never trained on as if the model
+had failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ptrain.errors import PtrainError, SandboxError, VerifierError
+from ptrain.sandbox.images import ImageSpec
+from ptrain.sandbox.pool import PoolSet
+from ptrain.taskpack import Task, Taskpack, ToolCall, Verdict, check_task
+from ptrain.tools import run_tool_call
+
+DEFAULT_VERIFY_TIMEOUT_S = 300.0
+
+
+def image_of(taskpack: Taskpack, task: Task) -> ImageSpec:
+    return task.image or taskpack.image
+
+
+async def replay(taskpack: Taskpack, task: Task, calls: Sequence[ToolCall], pools: PoolSet) -> bytes:
+    """Run known tool calls (gold, or none for a no-op) in a fresh sandbox; return the artifact."""
+    async with pools.sandbox(image_of(taskpack, task)) as sandbox:
+        await taskpack.setup(task, sandbox)
+        tools = taskpack.tools()
+        for call in calls:
+            observation = await run_tool_call(tools, call, sandbox)
+            if observation.done:
+                break
+        return await taskpack.artifact(task, sandbox)
+
+
+async def verify_artifact(
+    taskpack: Taskpack, task: Task, artifact: bytes, pools: PoolSet, timeout_s: float = DEFAULT_VERIFY_TIMEOUT_S
+) -> Verdict:
+    """The taskpack's verdict on `artifact`, from a fresh sandbox, within `timeout_s`."""
+    async with pools.sandbox(image_of(taskpack, task)) as sandbox:
+        try:
+            verdict = await asyncio.wait_for(taskpack.verify(task, artifact, sandbox), timeout_s)
+        except TimeoutError as e:
+            raise VerifierError(f"the {taskpack.name} verifier hung on task {task.id} for {timeout_s:g} s") from e
+        except PtrainError:
+            raise
+        except Exception as e:
+            raise VerifierError(
+                f"the {taskpack.name} verifier crashed on task {task.id}: {type(e).__name__}: {e}"
+            ) from e
+    if not isinstance(verdict, Verdict) or not 0.0 <= verdict.reward <= 1.0:
+        raise VerifierError(
+            f"the {taskpack.name} verifier returned {verdict!r} for {task.id}, not a Verdict with reward in [0, 1]"
+        )
+    return verdict
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    task: Task
+    gold: float | None  # None when the task has no gold solution
+    noop: float | None
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and self.gold in (None, 1.0) and self.noop == 0.0
+
+
+async def check_one(taskpack: Taskpack, task: Task, pools: PoolSet) -> CheckResult:
+    """Gold must score 1 and a no-op 0; any error is reported, not raised."""
+    problems = check_task(task)
+    if problems:
+        return CheckResult(task, None, None, "; ".join(problems))
+    try:
+        noop = await verify_artifact(taskpack, task, await replay(taskpack, task, [], pools), pools)
+        calls = taskpack.gold(task)
+        gold = None
+        if calls is not None:
+            gold = await verify_artifact(taskpack, task, await replay(taskpack, task, calls, pools), pools)
+    except (SandboxError, VerifierError) as e:
+        return CheckResult(task, None, None, f"{type(e).__name__}: {e}")
+    problem = ""
+    if gold is not None and gold.reward != 1.0:
+        problem = f"gold scored {gold.reward:g}: {str(dict(gold.details))[:300]}"
+    elif noop.reward != 0.0:
+        problem = f"no-op scored {noop.reward:g}"
+    return CheckResult(task, gold.reward if gold else None, noop.reward, problem)
+
+
+def select_tasks(
+    taskpack: Taskpack, splits: Sequence[str], task_ids: Sequence[str] = (), sample: int | None = None, seed: int = 0
+) -> list[Task]:
+    tasks = [task for split in splits for task in taskpack.tasks(split)]
+    if task_ids:
+        wanted = set(task_ids)
+        tasks = [task for task in tasks if task.id in wanted]
+        missing = wanted - {task.id for task in tasks}
+        if missing:
+            raise PtrainError(f"no such task in {taskpack.name}: {', '.join(sorted(missing))}")
+    if sample is not None and sample < len(tasks):
+        tasks = random.Random(seed).sample(tasks, sample)
+    return tasks
+
+
+async def check_taskpack(
+    taskpack: Taskpack,
+    tasks: Sequence[Task],
+    pools: PoolSet,
+    concurrency: int = 4,
+    on_result: Callable[[CheckResult], None] = lambda r: None,
+) -> list[CheckResult]:
+    seen: set[str] = set()
+    duplicates = {task.id for task in tasks if task.id in seen or seen.add(task.id)}
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(task: Task) -> CheckResult:
+        async with gate:
+            result = await check_one(taskpack, task, pools)
+            if task.id in duplicates:
+                result = CheckResult(task, result.gold, result.noop, f"duplicate task id {task.id}")
+            on_result(result)
+            return result
+
+    return list(await asyncio.gather(*(one(task) for task in tasks)))

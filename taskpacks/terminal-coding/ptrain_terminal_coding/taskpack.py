@@ -1,0 +1,62 @@
+"""The TerminalCoding taskpack object: tasks, tools, setup, artifact, verifier and gold."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ptrain.errors import SandboxError
+from ptrain.sandbox.container import Sandbox
+from ptrain.sandbox.images import ImageSpec
+from ptrain.taskpack import Task, ToolCall, Verdict, place_files
+from ptrain.tools import BashTool, EditorTool, SubmitTool
+from ptrain_terminal_coding.verifier import run_hidden_tests
+from ptrain_terminal_coding.written import load_written
+
+VERSION = "0.1.0"
+
+
+@dataclass
+class TerminalCoding:
+    name: str = "terminal-coding"
+    version: str = VERSION
+    image: ImageSpec = field(default_factory=lambda: ImageSpec("terminal-coding", Path(__file__).parent / "image"))
+
+    @cached_property
+    def all_tasks(self) -> list[Task]:
+        return load_written()
+
+    def tasks(self, split: str) -> Iterable[Task]:
+        return [task for task in self.all_tasks if task.split == split]
+
+    def tools(self) -> list:
+        return [BashTool(), EditorTool(), SubmitTool()]
+
+    async def setup(self, task: Task, sandbox: Sandbox) -> None:
+        await place_files(sandbox, task.files)
+        if task.setup:
+            result = await sandbox.exec(task.setup, timeout_s=120)
+            if not result.ok:
+                raise SandboxError(f"setup of task {task.id} failed ({result.exit_code}): {result.output[-1000:]}")
+
+    async def artifact(self, task: Task, sandbox: Sandbox) -> bytes:
+        return await sandbox.get_tar(".")
+
+    async def verify(self, task: Task, artifact: bytes, sandbox: Sandbox) -> Verdict:
+        meta = task.metadata
+        return await run_hidden_tests(
+            sandbox,
+            artifact,
+            meta["tests"],
+            pythonpath=meta["pythonpath"],
+            timeout_s=meta["timeout_s"],
+            version=f"{self.name}/{self.version}",
+        )
+
+    def gold(self, task: Task) -> list[ToolCall] | None:
+        solution = task.metadata.get("solution")
+        if solution is None:
+            return None
+        return [ToolCall("bash", {"command": solution, "timeout_s": 300}), ToolCall("submit", {})]

@@ -1,0 +1,1 @@
+printf 'Hello, world!\n' > /workspace/hello.txt

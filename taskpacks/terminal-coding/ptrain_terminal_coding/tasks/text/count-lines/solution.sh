@@ -1,0 +1,1 @@
+wc -l < /workspace/data.txt | tr -d ' ' > /workspace/count.txt
