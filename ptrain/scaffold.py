@@ -61,7 +61,7 @@ FILES = {{"words/upper": {{"word.txt": b"ptrain\\n"}}, "math/sum": {{"numbers.tx
 GOLD = {{
     "words/hello": "echo hello > /workspace/answer.txt",
     "words/upper": "tr a-z A-Z < /workspace/word.txt > /workspace/answer.txt",
-    "math/sum": "paste -sd+ /workspace/numbers.txt | bc > /workspace/answer.txt",
+    "math/sum": "python3 -c 'print(sum(map(int, open(\\"/workspace/numbers.txt\\"))))' > /workspace/answer.txt",
 }}
 
 

@@ -16,18 +16,16 @@ def truncate_middle(text: str, max_bytes: int = MAX_BYTES, max_lines: int = MAX_
     lines = text.splitlines(keepends=True)
     if len(data) <= max_bytes and len(lines) <= max_lines:
         return text
-    head_lines, tail_lines = lines[: max_lines // 2], lines[len(lines) - (max_lines - max_lines // 2) :]
-    if len(lines) <= max_lines:
-        head_lines, tail_lines = lines, []
-    head = "".join(head_lines).encode()[: max_bytes // 2]
+    if len(lines) > max_lines:  # first keep whole lines from both ends...
+        head_lines = max_lines // 2
+        head = "".join(lines[:head_lines]).encode()
+        tail = "".join(lines[len(lines) - (max_lines - head_lines) :]).encode()
+    else:
+        head, tail = data, data
+    head = head[: max_bytes // 2]  # ...then hold each end to its share of the bytes
     tail_budget = max_bytes - len(head)
-    tail = "".join(tail_lines).encode()
     tail = tail[len(tail) - tail_budget :] if len(tail) > tail_budget else tail
-    if not tail_lines:  # few but long lines: cut by bytes alone
-        head, tail = data[: max_bytes // 2], data[len(data) - (max_bytes - max_bytes // 2) :]
-    head_text = head.decode(errors="ignore")
-    tail_text = tail.decode(errors="ignore")
+    head_text, tail_text = head.decode(errors="ignore"), tail.decode(errors="ignore")
     cut_bytes = len(data) - len(head_text.encode()) - len(tail_text.encode())
-    cut_lines = max(0, len(lines) - head_text.count("\n") - tail_text.count("\n"))
-    marker = f"\n[... {cut_bytes} bytes and {cut_lines} lines cut ...]\n"
-    return head_text + marker + tail_text
+    cut_lines = text.count("\n") - head_text.count("\n") - tail_text.count("\n")
+    return f"{head_text}\n[... {cut_bytes} bytes and {cut_lines} lines cut ...]\n{tail_text}"
