@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ptrain.sandbox import images, runtime
@@ -15,3 +17,9 @@ def podman_url() -> str:
 @pytest.fixture(scope="session")
 def base_image(podman_url: str) -> str:
     return images.build_base(podman_url)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_user_imports(tmp_path_factory):
+    """Tests see only the tasks in the repository, not what this machine's user imported."""
+    os.environ["PTRAIN_IMPORT_DIR"] = str(tmp_path_factory.mktemp("imported"))

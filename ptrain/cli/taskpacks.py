@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
@@ -113,3 +114,36 @@ def new(name: str, directory: Path = typer.Option(Path("."), "--dir", help="Wher
     """Scaffold a taskpack package that passes `check` as generated."""
     root = scaffold(name, directory)
     console.print(f"[green]✓[/] created {root}\n  pip install -e {root}\n  ptrain taskpacks check {name}")
+
+
+@app.command("import-harbor")
+def import_harbor(
+    directory: Path = typer.Argument(..., help="A Harbor or Terminal-Bench task directory, or a folder of them."),
+    dest: Path | None = typer.Option(
+        None, help="Where converted tasks go (default: $PTRAIN_IMPORT_DIR or ~/.cache/ptrain/imported/terminal-coding)."
+    ),
+) -> None:
+    """Import Harbor / Terminal-Bench tasks into terminal-coding, converted to run offline here."""
+    try:  # the converter lives with the taskpack that runs the imported tasks
+        from ptrain_terminal_coding.harbor import import_dir, import_tasks
+    except ImportError as e:
+        raise tp.ConfigError(
+            f"import-harbor needs the terminal-coding taskpack ({e})", fix="pip install -e taskpacks/terminal-coding"
+        ) from e
+
+    target = dest or import_dir()
+    results = import_tasks(directory, target)
+    table = Table(title=f"imported into {target}")
+    for col in ("task", "layout", "FROM", "workdir", "mapped and replaced", ""):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        changes = "\n".join([escape(n) for n in r.notes] + [f"[yellow]! {escape(w)}[/]" for w in r.warnings])
+        mark = "[green]✓[/]" if r.ok else f"[red]✗ {escape(r.error)}[/]"
+        table.add_row(f"imported/{r.name}", r.layout, r.base, r.workdir, changes, mark)
+    console.print(table)
+    failed = [r for r in results if not r.ok]
+    console.print(f"{len(results) - len(failed)} imported, {len(failed)} failed")
+    if target != import_dir():
+        console.print(f"terminal-coding reads imports from {import_dir()}: set PTRAIN_IMPORT_DIR={target} to use these")
+    if failed:
+        raise typer.Exit(1)

@@ -12,6 +12,7 @@ from ptrain.sandbox.container import Sandbox
 from ptrain.sandbox.images import ImageSpec
 from ptrain.taskpack import Task, ToolCall, Verdict, place_files
 from ptrain.tools import BashTool, EditorTool, SubmitTool
+from ptrain_terminal_coding.harbor import import_dir, load_imported, verify_imported
 from ptrain_terminal_coding.verifier import run_hidden_tests
 from ptrain_terminal_coding.written import load_written
 
@@ -26,7 +27,7 @@ class TerminalCoding:
 
     @cached_property
     def all_tasks(self) -> list[Task]:
-        return load_written()
+        return load_written() + load_imported(import_dir())  # imported: `ptrain taskpacks import-harbor`
 
     def tasks(self, split: str) -> Iterable[Task]:
         return [task for task in self.all_tasks if task.split == split]
@@ -46,6 +47,8 @@ class TerminalCoding:
 
     async def verify(self, task: Task, artifact: bytes, sandbox: Sandbox) -> Verdict:
         meta = task.metadata
+        if meta.get("verifier") == "harbor":
+            return await verify_imported(task, artifact, sandbox, version=f"{self.name}/{self.version}")
         return await run_hidden_tests(
             sandbox,
             artifact,
