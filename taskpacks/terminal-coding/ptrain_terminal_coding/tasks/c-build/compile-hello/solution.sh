@@ -1,0 +1,1 @@
+gcc -o /workspace/hello /workspace/hello.c

@@ -1,0 +1,1 @@
+cd /workspace && printf 'CC = gcc\nCFLAGS = -Wall -O2\n\ngreeter: main.o greet.o\n\t$(CC) $(CFLAGS) -o $@ main.o greet.o\n\nmain.o: main.c greet.h\n\t$(CC) $(CFLAGS) -c main.c\n\ngreet.o: greet.c greet.h\n\t$(CC) $(CFLAGS) -c greet.c\n\nclean:\n\trm -f greeter main.o greet.o\n\n.PHONY: clean\n' > Makefile && make

@@ -1,0 +1,1 @@
+jq '[.[] | select(.active and .age > 30) | .name]' /workspace/users.json > /workspace/result.json

@@ -1,0 +1,1 @@
+jq -r .version /workspace/package.json > /workspace/version.txt

@@ -1,0 +1,3 @@
+from util import add
+
+print(add(1, 2))

@@ -1,0 +1,1 @@
+cd /workspace && tar --exclude='*.pyc' -czf project.tar.gz project

@@ -1,0 +1,1 @@
+cp /workspace/config.ini /workspace/config.ini.bak

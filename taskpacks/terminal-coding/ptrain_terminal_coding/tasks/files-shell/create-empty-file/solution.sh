@@ -1,0 +1,1 @@
+touch /workspace/READY

@@ -1,0 +1,1 @@
+ls /workspace/src > /workspace/listing.txt

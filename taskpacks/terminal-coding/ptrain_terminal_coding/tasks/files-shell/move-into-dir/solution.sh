@@ -1,0 +1,1 @@
+mv /workspace/notes.txt /workspace/archive/

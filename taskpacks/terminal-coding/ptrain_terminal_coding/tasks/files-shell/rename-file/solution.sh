@@ -1,0 +1,1 @@
+mv /workspace/draft.txt /workspace/final.txt

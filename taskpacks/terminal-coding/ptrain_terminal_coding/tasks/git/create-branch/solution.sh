@@ -1,0 +1,1 @@
+git -C /workspace branch feature/login

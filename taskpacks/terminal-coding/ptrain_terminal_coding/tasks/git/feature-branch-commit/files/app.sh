@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "app 1.0"

@@ -1,0 +1,3 @@
+from lib.util import double
+
+print(double(21))

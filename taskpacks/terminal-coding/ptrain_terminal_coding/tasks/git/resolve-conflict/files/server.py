@@ -1,0 +1,3 @@
+import settings
+
+print(f"serving on {settings.HOST}:{settings.PORT}")

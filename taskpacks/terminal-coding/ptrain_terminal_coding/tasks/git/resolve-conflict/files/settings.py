@@ -1,0 +1,3 @@
+HOST = "localhost"
+PORT = 8000
+DEBUG = False

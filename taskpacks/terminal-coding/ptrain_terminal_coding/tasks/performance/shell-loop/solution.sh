@@ -1,0 +1,12 @@
+cat > /workspace/activity.sh <<'SH'
+#!/bin/bash
+# Usage: bash activity.sh USERS_FILE EVENTS_FILE
+#
+# USERS_FILE has one user name per line. EVENTS_FILE has lines `USER ACTION` (for example
+# `alice login`). For every user in USERS_FILE, in the order of that file, print one line
+# `USER EVENTS LOGINS`: how many events the user has in EVENTS_FILE and how many of those are
+# `login` actions. Users without events are printed with 0 0.
+
+awk 'NR == FNR { total[$1]++; if ($NF == "login") logins[$1]++; next }
+     { print $1, total[$1] + 0, logins[$1] + 0 }' "$2" "$1"
+SH

@@ -1,0 +1,1 @@
+"""A tiny stock-keeping package: items, a store that tracks quantities, and a report."""

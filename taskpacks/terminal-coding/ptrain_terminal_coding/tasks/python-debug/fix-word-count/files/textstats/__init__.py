@@ -1,0 +1,5 @@
+"""Small text statistics."""
+
+from textstats.words import top_words, word_counts
+
+__all__ = ["top_words", "word_counts"]

@@ -1,0 +1,1 @@
+echo 'print("Hello from Python")' > /workspace/hello.py

@@ -1,0 +1,1 @@
+printf '#!/bin/bash\necho "Hello, $1!"\n' > /workspace/greet.sh

@@ -1,0 +1,1 @@
+wc -w < /workspace/essay.txt | tr -d " " > /workspace/words.txt

@@ -1,0 +1,1 @@
+head -n 1 /workspace/poem.txt > /workspace/first.txt

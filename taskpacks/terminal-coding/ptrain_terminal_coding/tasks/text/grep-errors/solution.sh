@@ -1,0 +1,1 @@
+grep ERROR /workspace/app.log > /workspace/errors.txt

@@ -1,0 +1,1 @@
+tail -n 5 /workspace/server.log > /workspace/tail.txt

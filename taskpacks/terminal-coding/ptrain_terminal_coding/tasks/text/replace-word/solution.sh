@@ -1,0 +1,1 @@
+sed -i 's/Bob/Robert/g' /workspace/letter.txt

@@ -1,0 +1,1 @@
+sort /workspace/names.txt > /workspace/sorted.txt

@@ -1,0 +1,1 @@
+sort -u /workspace/colors.txt > /workspace/unique.txt

@@ -1,0 +1,1 @@
+tr 'a-z' 'A-Z' < /workspace/quiet.txt > /workspace/loud.txt
