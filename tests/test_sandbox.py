@@ -134,3 +134,13 @@ async def test_a_dead_container_is_a_sandbox_error_not_a_hang(sandbox):
         await sandbox.exec("echo hi", timeout_s=5)
     with pytest.raises(SandboxError, match="unusable"):
         await sandbox.exec("echo hi")
+
+
+async def test_symlinks_in_a_workspace_tar_restore_as_they_were(sandbox):
+    await sandbox.exec(
+        "mkdir -p /workspace/l && cd /workspace/l && echo x > f && ln -s /workspace/l/f abs && ln -s f rel"
+    )
+    tar = await sandbox.get_tar("/workspace/l")
+    await sandbox.put_tar("/workspace/copy", tar)
+    result = await sandbox.exec("readlink /workspace/copy/abs /workspace/copy/rel; cat /workspace/copy/rel")
+    assert result.output == "/workspace/l/f\nf\nx\n"

@@ -10,6 +10,7 @@ from ptrain.sandbox import Sandbox
 from ptrain.taskpack import ToolCall
 from ptrain.tools import BashTool, EditorTool, SubmitTool, run_tool_call, truncate_middle, validate_arguments
 from ptrain.tools.editor import SCHEMA as EDITOR_SCHEMA
+from ptrain.tools.submit import SUBMISSION_PATH
 
 
 def test_short_text_is_left_alone():
@@ -130,4 +131,4 @@ async def test_submit_ends_the_episode_and_records_its_arguments(box):
     tool = SubmitTool(properties={"answer": {"type": "string"}}, required=("answer",))
     observation = await tool(box, {"answer": "42"})
     assert observation.done
-    assert json.loads(await box.read_file("/workspace/.ptrain/submission.json")) == {"answer": "42"}
+    assert json.loads(await box.read_file(SUBMISSION_PATH)) == {"answer": "42"}

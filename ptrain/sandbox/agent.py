@@ -336,10 +336,8 @@ def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
             os.makedirs(dest, exist_ok=True)
             source = open(header["tar_path"], "rb") if "tar_path" in header else io.BytesIO(payload)
             with source, tarfile.open(fileobj=source) as tar:
-                if hasattr(tarfile, "data_filter"):
-                    tar.extractall(dest, filter="data")
-                else:
-                    tar.extractall(dest)
+                # "tar": no absolute or ../ member names, but symlinks restore as they were made
+                tar.extractall(dest, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
             return {}, b""
         if op == "get_tar":
             buf = io.BytesIO()

@@ -1,4 +1,6 @@
-"""`submit`: the model says it is done. Its arguments (an answer, a file) are kept in the workspace."""
+"""`submit`: the model says it is done. Its arguments (an answer, a file) are kept in the sandbox,
+outside the workspace (so `git status` and the workspace tar stay the model's own); a taskpack
+whose verifier needs them reads SUBMISSION_PATH when it collects the artifact."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 from ptrain.sandbox.container import Sandbox
 from ptrain.taskpack import Observation
 
-SUBMISSION_PATH = "/workspace/.ptrain/submission.json"
+SUBMISSION_PATH = "/tmp/.ptrain/submission.json"
 
 
 @dataclass
