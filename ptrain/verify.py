@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ptrain.errors import PtrainError, SandboxError, VerifierError
 from ptrain.sandbox.images import ImageSpec
 from ptrain.sandbox.pool import PoolSet
-from ptrain.taskpack import Task, Taskpack, ToolCall, Verdict, check_task
+from ptrain.store import Store
+from ptrain.store import Verdict as StoredVerdict
+from ptrain.taskpack import SPLITS, Task, Taskpack, ToolCall, Verdict, check_task
+from ptrain.taskpack import load as load_taskpack
 from ptrain.tools import run_tool_call
 
 DEFAULT_VERIFY_TIMEOUT_S = 300.0
@@ -128,3 +131,72 @@ async def check_taskpack(
             return result
 
     return list(await asyncio.gather(*(one(task) for task in tasks)))
+
+
+@dataclass
+class RunVerification:
+    """What `verify_run` did: verdicts written, episodes skipped, and the failures (not written)."""
+
+    total: int = 0
+    verified: int = 0
+    passed: int = 0
+    skipped: int = 0  # no artifact, or an infrastructure error during rollout
+    errors: list[str] = field(default_factory=list)
+
+
+async def verify_run(
+    store: Store,
+    pools: PoolSet,
+    reverify: bool = False,
+    concurrency: int = 8,
+    on_progress: Callable[[int], None] = lambda n: None,
+) -> RunVerification:
+    """Verify every stored episode that has no verdict yet (all of them with `reverify`).
+
+    Verdicts are appended to the store as they come. A verifier or sandbox failure writes nothing,
+    so the episode is simply picked up again by the next run.
+    """
+    done = set() if reverify else set(store.latest_verdicts())
+    todo = [
+        (e.episode_id, e.taskpack, e.task_id, e.artifact_sha256) for e in store.episodes() if e.episode_id not in done
+    ]
+    report = RunVerification(total=len(todo))
+    packs: dict[str, Taskpack] = {}
+    tasks: dict[tuple[str, str], Task] = {}
+    for _, pack_name, _, _ in todo:
+        if pack_name not in packs:
+            packs[pack_name] = load_taskpack(pack_name)
+            for split in SPLITS:
+                tasks.update({(pack_name, t.id): t for t in packs[pack_name].tasks(split)})
+    gate = asyncio.Semaphore(concurrency)
+    writer = store.writer(flush_every=64, flush_interval_s=5.0)
+
+    async def one(episode_id: str, pack_name: str, task_id: str, sha: str) -> None:
+        try:
+            await verify_episode(episode_id, pack_name, task_id, sha)
+        finally:
+            on_progress(1)
+
+    async def verify_episode(episode_id: str, pack_name: str, task_id: str, sha: str) -> None:
+        task = tasks.get((pack_name, task_id))
+        if not sha or task is None:
+            report.skipped += 1
+            if task is None:
+                report.errors.append(f"{episode_id}: task {task_id} is not in {pack_name} any more")
+            return
+        async with gate:
+            try:
+                verdict = await verify_artifact(packs[pack_name], task, store.artifact(sha), pools)
+            except (SandboxError, VerifierError) as e:
+                report.errors.append(f"{episode_id} ({task_id}): {type(e).__name__}: {e}")
+                return
+        writer.add_verdict(StoredVerdict(episode_id=episode_id, reward=verdict.reward, passed=verdict.passed,
+                                         details=dict(verdict.details), verifier_version=verdict.verifier_version))  # fmt: skip
+        report.verified += 1
+        report.passed += verdict.passed
+
+    try:
+        await asyncio.gather(*(one(*row) for row in todo))
+    finally:
+        writer.close()
+    return report

@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ptrain.cli import doctor, images, models, sandbox, taskpacks
+from ptrain.cli import doctor, images, models, sandbox, taskpacks, verify
+from ptrain.cli import store as store_cli
 from ptrain.errors import PtrainError
 
 app = typer.Typer(
@@ -24,9 +25,11 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("doctor")(doctor.doctor)
+app.command("verify")(verify.verify)
 app.add_typer(images.app, name="images")
 app.add_typer(models.app, name="models")
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(store_cli.app, name="store")
 app.add_typer(taskpacks.app, name="taskpacks")
 
 err = Console(stderr=True)

@@ -1,0 +1,73 @@
+"""`ptrain verify RUN` on a real store: 100 episodes verified concurrently, resumable, re-verifiable."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ptrain_terminal_coding import TASKPACK
+
+from ptrain import taskpack
+from ptrain.sandbox import PoolSet
+from ptrain.store import Episode, Store
+from ptrain.verify import replay, select_tasks
+
+PTRAIN = str(Path(sys.executable).parent / "ptrain")
+
+
+def ptrain(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PTRAIN, *args], capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "200"}
+    )
+
+
+@pytest.fixture(scope="module")
+async def run_with_episodes(tmp_path_factory, podman_url):
+    """A run of 100 episodes over 5 tasks: odd samples carry the gold artifact, even ones a no-op."""
+    store = Store(tmp_path_factory.mktemp("run"), create=True)
+    tasks = select_tasks(TASKPACK, taskpack.SPLITS)[:5]
+    async with PoolSet(size=2) as pools:
+        gold = await asyncio.gather(*(replay(TASKPACK, t, TASKPACK.gold(t), pools) for t in tasks))
+        noop = await asyncio.gather(*(replay(TASKPACK, t, [], pools) for t in tasks))
+    expected = {}
+    with store.writer() as writer:
+        for i in range(100):
+            t = tasks[i % 5]
+            artifact = (gold if i % 2 else noop)[i % 5]
+            episode = Episode(run="r", taskpack="terminal-coding", task_id=t.id, split=t.split, group_id=f"g{i // 4}",
+                              sample_index=i % 4, group_size=4, artifact_sha256=store.put_artifact(artifact))  # fmt: skip
+            writer.add(episode)
+            expected[episode.episode_id] = 1.0 if i % 2 else 0.0
+    return store, expected
+
+
+@pytest.mark.slow
+def test_a_hundred_episodes_verify_resume_and_reverify(run_with_episodes):
+    store, expected = run_with_episodes
+    first = ptrain("verify", str(store.path), "--concurrency", "12")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "100 verified (50 passed)" in first.stdout and "0 failed" in first.stdout
+    verdicts = Store(store.path).latest_verdicts()
+    assert {e: v.reward for e, v in verdicts.items()} == expected
+
+    again = ptrain("verify", str(store.path))
+    assert "0 verified" in again.stdout  # nothing left to do: resumed, not repeated
+
+    redo = ptrain("verify", str(store.path), "--reverify")
+    assert "100 verified (50 passed)" in redo.stdout
+    assert len(Store(store.path).latest_verdicts()) == 100
+
+
+def test_an_episode_whose_task_is_gone_is_reported_and_gets_no_verdict(tmp_path):
+    store = Store(tmp_path / "run", create=True)
+    with store.writer() as writer:
+        writer.add(Episode(run="r", taskpack="terminal-coding", task_id="no/such-task", split="train", group_id="g",
+                           sample_index=0, group_size=1, artifact_sha256=store.put_artifact(b"x")))  # fmt: skip
+    done = ptrain("verify", str(store.path))
+    assert done.returncode == 1
+    assert "task no/such-task is not in terminal-coding any more" in done.stdout
+    assert Store(store.path).latest_verdicts() == {}
