@@ -1,0 +1,272 @@
+"""Bug-injection tasks: mutation operators, the build that keeps caught mutants, and the tasks made from them.
+
+Mutants are checked the way the verifier checks an episode: the hidden tests run from a directory of
+their own with `python -I -m pytest`, the workspace appended to `sys.path` by the verifier's conftest.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from ptrain_terminal_coding import mutation
+from ptrain_terminal_coding.verifier import CONFTEST
+
+from ptrain.errors import ConfigError
+from ptrain.taskpack import DIFFICULTIES, SPLITS, Task, check_task
+
+EXAMPLE = """\
+def clamp(values, low, high, strict=False):
+    out = []
+    for i in range(len(values)):
+        value = values[i]
+        if value is None:
+            continue
+        if strict and not low <= value < high:
+            raise ValueError(-1)
+        out.append(max(low, min(value, high)) * 2 + i)
+    total = 0
+    total += len(out[1:])
+    return out if total > 0 else []
+"""
+
+
+def mutated_texts(operator: str, text: str) -> list[str]:
+    src = mutation.Source(text)
+    return [mutation.apply_edit(text, edit) for edit in mutation.OPERATORS[operator](ast.parse(text), src)]
+
+
+@pytest.mark.parametrize("operator", list(mutation.OPERATORS))
+def test_every_operator_turns_a_small_program_into_different_valid_programs(operator):
+    texts = mutated_texts(operator, EXAMPLE)
+    assert texts, f"{operator} found nothing to mutate"
+    original = ast.dump(ast.parse(EXAMPLE))
+    for text in texts:
+        assert ast.dump(ast.parse(text)) != original
+
+
+@pytest.mark.parametrize(
+    ("operator", "source", "expected"),
+    [
+        ("comparison", "ok = a < b\n", "ok = a <= b\n"),
+        ("comparison", "ok = x not in ys\n", "ok = x in ys\n"),
+        ("comparison_flip", "ok = (a) >= b\n", "ok = (a) <= b\n"),
+        ("arithmetic", "n = a // (b + c)\n", "n = a / (b + c)\n"),
+        ("arithmetic", "n += 2\n", "n -= 2\n"),
+        ("boolean", "ok = (a or b) and c\n", "ok = (a or b) or c\n"),
+        ("drop_operand", "ok = (a or b) and c\n", "ok = (a or b)\n"),
+        ("negate_condition", "if a < b:\n    pass\n", "if not (a < b):\n    pass\n"),
+        ("drop_guard", "def f(x):\n    if x < 0:\n        return 0\n    return x\n", "def f(x):\n    return x\n"),
+        ("drop_unary", "y = -x\n", "y = x\n"),
+        ("drop_unary", "ok = not (a or b)\n", "ok = (a or b)\n"),
+        ("swap_bool", "flag = True\n", "flag = False\n"),
+        ("min_max", "top = max(xs)\n", "top = min(xs)\n"),
+        ("constant", "xs[0]\n", "xs[-1]\n"),
+        ("bound", "tail = xs[i:]\n", "tail = xs[i + 1:]\n"),
+        ("bound", "for i in range(a < b):\n    pass\n", "for i in range((a < b) - 1):\n    pass\n"),
+        ("wrong_variable", "def f(a, b):\n    return a\n", "def f(a, b):\n    return b\n"),
+    ],
+)
+def test_an_operator_plants_the_bug_it_is_named_for(operator, source, expected):
+    assert expected in mutated_texts(operator, source)
+
+
+def test_a_mutant_changes_one_spot_and_keeps_the_rest_of_the_formatting():
+    text = EXAMPLE.replace("    out = []\n", "    out = [  ]   # odd spacing survives\n")
+    for operator, edit in mutation.mutants_of_source(text):
+        mutated = mutation.apply_edit(text, edit)
+        changed = [line for line in difflib.ndiff(text.splitlines(), mutated.splitlines()) if line[:1] in "+-"]
+        assert "    out = [  ]   # odd spacing survives" in mutated.splitlines()
+        assert 1 <= len(changed) <= 2, (operator, changed)
+
+
+def test_a_wrong_variable_is_one_that_already_holds_a_value_in_the_same_function():
+    text = "def f(a):\n    b = a\n    c = b\n    return c\n\n\ndef g(z):\n    return z\n"
+    mutants = mutated_texts("wrong_variable", text)
+    assert len(mutants) == 2  # `b = a` has no other choice: b is bound only after its own statement
+    assert text.replace("c = b", "c = a") in mutants
+    assert all(t.endswith("def g(z):\n    return z\n") for t in mutants)
+
+
+def test_f_strings_are_never_mutated_inside():
+    text = 'def f(n):\n    return f"{n + 1}"\n'
+    assert mutation.mutants_of_source(text) == []
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict:
+    return json.loads(mutation.MANIFEST.read_text())
+
+
+@pytest.fixture(scope="module")
+def tasks() -> list[Task]:
+    return mutation.mutation_tasks()
+
+
+def test_enumeration_reproduces_the_ids_and_edits_in_the_shipped_manifest(manifest):
+    enumerated = {m.id: m for m in mutation.enumerate_mutants()}
+    assert len(enumerated) == sum(manifest["enumerated"].values())
+    for entry in manifest["mutants"]:
+        m = enumerated[entry["id"]]
+        assert (m.project, m.file, m.operator) == (entry["project"], entry["file"], entry["operator"])
+        assert m.edit == mutation.Edit(entry["start"], entry["end"], entry["new"])
+        assert entry["failing"]
+
+
+def test_mutant_ids_are_unique_and_read_as_project_and_operator(tasks):
+    assert len({t.id for t in tasks}) == len(tasks) >= 1000
+    for t in tasks:
+        assert re.fullmatch(r"mutants/[a-z]+/[a-z_]+-[0-9a-f]{8}", t.id)
+        assert t.id.split("/")[2].rsplit("-", 1)[0] == t.metadata["mutant"]["operator"]
+
+
+def test_all_three_splits_are_used(tasks):
+    counts = Counter(t.split for t in tasks)
+    assert set(counts) == set(SPLITS) and min(counts.values()) >= 50
+
+
+def test_all_three_difficulties_are_used(tasks):
+    counts = Counter(t.difficulty for t in tasks)
+    assert set(counts) == set(DIFFICULTIES) and min(counts.values()) >= 50
+
+
+def test_difficulty_follows_how_many_tests_fail():
+    assert mutation.difficulty_of(8, 24) == "easy"
+    assert mutation.difficulty_of(7, 24) == "medium"
+    assert mutation.difficulty_of(3, 24) == "medium"
+    assert mutation.difficulty_of(2, 24) == "hard"
+    assert mutation.difficulty_of(1, 24) == "hard"
+
+
+def test_every_task_passes_the_taskpack_checks(tasks):
+    assert [(t.id, check_task(t)) for t in tasks if check_task(t)] == []
+    assert {t.category for t in tasks} == {"python-bugfix"}
+
+
+def test_instructions_vary_in_wording_and_name_the_project(tasks):
+    used = Counter()
+    for t in tasks:
+        project = t.id.split("/")[1]
+        wordings = [w.format(project=project, package=project) for w in mutation.INSTRUCTIONS]
+        assert t.instruction in wordings
+        used[wordings.index(t.instruction)] += 1
+    assert len(used) == len(mutation.INSTRUCTIONS)
+
+
+def test_the_workspace_is_the_project_with_one_file_changed_and_the_hidden_tests_are_pristine(tasks):
+    task = tasks[0]
+    project = task.id.split("/")[1]
+    pristine = mutation.read_project(mutation.PROJECTS_DIR / project)
+    assert set(task.files) == {f"{project}/{path}" for path in pristine}
+    changed = [path for path in pristine if task.files[f"{project}/{path}"] != pristine[path]]
+    assert changed == [task.metadata["mutant"]["file"]]
+    assert task.metadata["tests"] == {
+        p.removeprefix("tests/"): d for p, d in pristine.items() if p.startswith("tests/")
+    }
+    assert task.metadata["pythonpath"] == [f"/workspace/{project}"]
+
+
+def test_held_out_mutants_never_share_a_function_with_training_ones():
+    data, projects = mutation.load_manifest()
+    splits = {t.id: t.split for t in mutation.mutation_tasks()}
+    where: dict[str, set[str]] = {}
+    for entry in data["mutants"]:
+        text = projects[entry["project"]][entry["file"]].decode()
+        place = mutation.location_of(entry["project"], entry["file"], text, entry["start"])
+        where.setdefault(place, set()).add(splits[entry["id"]])
+    assert all(len(found) == 1 for found in where.values())
+    assert {split for found in where.values() for split in found} == {"train", "dev", "test"}
+
+
+def test_tasks_load_from_the_manifest_without_running_tests():
+    tasks = mutation.tasks_from_manifest()
+    assert [t.id for t in tasks] == [t.id for t in mutation.mutation_tasks()]
+
+
+def hidden_tests_pass(task: Task, workspace: Path, root: Path) -> tuple[bool, str]:
+    """Run the task's hidden tests as the verifier does, against `workspace` standing in for /workspace.
+
+    `-B`: this test runs the tests on the mutant and then on the restored file within a second, which
+    would otherwise reuse the mutant's bytecode (same size, same mtime to the second)."""
+    (root / "tests").mkdir(parents=True)
+    pythonpath = [p.replace("/workspace", str(workspace)) for p in task.metadata["pythonpath"]]
+    (root / "conftest.py").write_text(CONFTEST.format(pythonpath=pythonpath))
+    for path, data in task.metadata["tests"].items():
+        (root / "tests" / path).write_bytes(data)
+    command = [sys.executable, "-I", "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "tests"]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    proc = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode in (0, 1), proc.stdout[-2000:]
+    return proc.returncode == 0, proc.stdout
+
+
+def test_a_kept_mutant_fails_its_hidden_tests_and_its_gold_solution_makes_them_pass(tasks, tmp_path):
+    samples = [next(t for t in tasks if t.difficulty == tier) for tier in DIFFICULTIES]
+    for n, task in enumerate(samples):
+        workspace = tmp_path / f"workspace{n}"
+        for path, data in task.files.items():
+            (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / path).write_bytes(data)
+        subprocess.run(["bash", "-c", task.setup], cwd=workspace, check=True, capture_output=True)
+        assert subprocess.run(["git", "status", "--porcelain"], cwd=workspace, capture_output=True).stdout == b""
+        passed, output = hidden_tests_pass(task, workspace, tmp_path / f"before{n}")
+        assert not passed and any(name in output for name in task.metadata["mutant"]["failing"]), task.id
+        solution = task.metadata["solution"].replace("cd /workspace/", f"cd {workspace}/")
+        subprocess.run(["bash", "-c", solution], cwd=tmp_path, check=True)
+        assert hidden_tests_pass(task, workspace, tmp_path / f"after{n}")[0], task.id
+        diff = subprocess.run(["git", "diff", "--stat"], cwd=workspace, capture_output=True, text=True).stdout
+        assert "1 file changed" in diff
+
+
+def test_a_stale_manifest_is_an_error_that_says_how_to_rebuild(tmp_path):
+    projects = tmp_path / "projects"
+    shutil.copytree(mutation.PROJECTS_DIR, projects)
+    (projects / "calc" / "calc" / "lexer.py").write_text("# edited\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"stale: projects \['calc'\]") as caught:
+        mutation.tasks_from_manifest(mutation.MANIFEST, projects)
+    assert "--build" in str(caught.value)
+
+
+TINY = {
+    "tiny/tiny/__init__.py": "def sign(x):\n    if x < 0:\n        return -1\n    return 1\n",
+    "tiny/tests/test_tiny.py": (
+        "from tiny import sign\n\n\ndef test_negative():\n    assert sign(-5) == -1\n\n\n"
+        "def test_positive():\n    assert sign(3) == 1\n"
+    ),
+}
+
+
+def test_the_build_keeps_only_mutants_that_some_test_catches_and_writes_the_same_manifest_twice(tmp_path):
+    for path, text in TINY.items():
+        (tmp_path / "projects" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "projects" / path).write_text(text)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    data = mutation.build(tmp_path / "projects", first, jobs=2, timeout_s=60)
+    mutation.build(tmp_path / "projects", second, jobs=2, timeout_s=60)
+    assert first.read_bytes() == second.read_bytes()
+
+    source = TINY["tiny/tiny/__init__.py"]
+    kept = {mutation.apply_edit(source, mutation.Edit(m["start"], m["end"], m["new"])): m for m in data["mutants"]}
+    assert source.replace("x < 0", "x <= 0") not in kept  # sign(0) is never tested: the mutant survives
+    assert (
+        data["dropped"] == {"passed": sum(data["enumerated"].values()) - len(kept)} and data["dropped"]["passed"] >= 1
+    )
+    assert kept[source.replace("x < 0", "x > 0")]["failing"] == ["test_negative", "test_positive"]
+    assert kept[source.replace("return -1", "return 1")]["failing"] == ["test_negative"]
+    assert data["projects"]["tiny"]["tests"] == 2
+
+
+def test_the_command_line_prints_a_summary_of_the_manifest(capsys):
+    mutation.main([])
+    out = capsys.readouterr().out
+    assert re.search(r"^\d+ tasks kept of \d+ mutants", out)
+    assert "split: dev" in out and "difficulty: easy" in out
