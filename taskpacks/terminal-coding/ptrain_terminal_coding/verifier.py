@@ -3,8 +3,8 @@
 The artifact (a tar of the workspace) is restored first; only then do the hidden tests enter, in
 a directory of their own outside the workspace whose name the workspace cannot guess. pytest runs
 in isolated mode (`python3 -I`: no current directory or PYTHON* variables on the path), the
-workspace is appended to `sys.path` (so its modules can't shadow pytest or the standard library)
-and the verdict is read from pytest's JUnit XML, not from anything printed. Nothing of the episode
+workspace is appended to `sys.path` (so its modules can't shadow pytest or the standard library),
+bytecode is cached outside the workspace (so a stale or planted `.pyc` there is never run) and the verdict is read from pytest's JUnit XML, not from anything printed. Nothing of the episode
 survives into the fresh container: no processes, no edited tests.
 """
 
@@ -52,7 +52,8 @@ async def run_hidden_tests(
     await place_files(sandbox, {"conftest.py": CONFTEST.format(pythonpath=pythonpath).encode()}, root=root)
     await place_files(sandbox, dict(tests), root=f"{root}/tests")
     command = (
-        f"cd {root} && python3 -I -m pytest -q -p no:cacheprovider -o addopts= --rootdir={root} "
+        f"cd {root} && python3 -I -X pycache_prefix={root}/pycache -m pytest -q -p no:cacheprovider -o addopts= "
+        f"--rootdir={root} "
         f"--junitxml={root}/report.xml tests 2>&1"
     )
     result = await sandbox.exec(command, timeout_s=timeout_s, max_output_bytes=8192)
