@@ -9,6 +9,7 @@ had failed.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,10 @@ async def verify_artifact(
         raise VerifierError(
             f"the {taskpack.name} verifier returned {verdict!r} for {task.id}, not a Verdict with reward in [0, 1]"
         )
+    try:
+        json.dumps(dict(verdict.details))
+    except (TypeError, ValueError) as e:
+        raise VerifierError(f"the {taskpack.name} verifier's details for {task.id} are not JSON: {e}") from e
     return verdict
 
 
@@ -157,9 +162,8 @@ async def verify_run(
     so the episode is simply picked up again by the next run.
     """
     done = set() if reverify else set(store.latest_verdicts())
-    todo = [
-        (e.episode_id, e.taskpack, e.task_id, e.artifact_sha256) for e in store.episodes() if e.episode_id not in done
-    ]
+    rows = store.summary().select(["episode_id", "taskpack", "task_id", "artifact_sha256"]).to_pylist()
+    todo = [tuple(row.values()) for row in rows if row["episode_id"] not in done]
     report = RunVerification(total=len(todo))
     packs: dict[str, Taskpack] = {}
     tasks: dict[tuple[str, str], Task] = {}

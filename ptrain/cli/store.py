@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import typer
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ptrain.store import STATUSES, Episode, Store, export_jsonl, export_parquet
+from ptrain.store import EPISODE_SCHEMA, STATUSES, Episode, Store, Verdict, episodes_table, write_atomic
 
 app = typer.Typer(help="Inspect and export a run's trajectory store.", no_args_is_help=True)
 console = Console(highlight=False)
@@ -42,13 +45,19 @@ def _shown(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _middle(text: str, max_chars: int) -> Text:
+def _middle(text: str, max_chars: int, max_lines: int = 40) -> Text:
     """Head and tail of a long text with a marker saying how much was cut."""
     text = _shown(text)
-    if len(text) <= max_chars:
+    lines = text.splitlines(keepends=True)
+    if len(lines) > max_lines:
+        head, tail = "".join(lines[: max_lines // 2]), "".join(lines[-(max_lines // 2) :])
+    elif len(text) > max_chars:
+        head, tail = text[: max_chars // 2], text[-(max_chars // 2) :]
+    else:
         return Text(text)
-    half = max_chars // 2
-    return Text.assemble(text[:half], (f"\n… {len(text) - 2 * half} chars cut …\n", "bold magenta"), text[-half:])
+    head, tail = head[: max_chars // 2], tail[-(max_chars // 2) :]
+    cut = len(text) - len(head) - len(tail)
+    return Text.assemble(head.rstrip("\n"), (f"\n… {cut} chars cut …\n", "bold magenta"), tail)
 
 
 @app.command("ls")
@@ -189,7 +198,9 @@ def _episode_stats(summary) -> list[str]:
     members: dict[str, set[int]] = {}
     sizes: dict[str, int] = {}
     rewards: dict[str, list[float]] = {}
-    for group, sample, size, reward in zip(col["group_id"], col["sample_index"], col["group_size"], col["reward"], strict=True):
+    for group, sample, size, reward in zip(
+        col["group_id"], col["sample_index"], col["group_size"], col["reward"], strict=True
+    ):
         members.setdefault(group, set()).add(int(sample))
         sizes[group] = int(size)
         if reward is not None and not np.isnan(reward):
@@ -200,22 +211,100 @@ def _episode_stats(summary) -> list[str]:
     warnings = []
     if len(scored):
         passed = [p for p in col["passed"].tolist() if p is not None]
-        out.add_row("rewards", f"verified {len(scored)} of {n} · mean {scored.mean():.3f} · pass rate {np.mean(passed):.1%}")
+        out.add_row(
+            "rewards", f"verified {len(scored)} of {n} · mean {scored.mean():.3f} · pass rate {np.mean(passed):.1%}"
+        )
         verified = [g for g in complete if len(rewards.get(g, [])) == sizes[g]]
         flat = [g for g in verified if len(set(rewards[g])) == 1]
         if verified:
             out.add_row("flat groups", f"{len(flat)} of {len(verified)} verified groups have equal rewards (no signal)")
             if len(flat) > len(verified) / 2:
-                warnings.append(f"{len(flat)} of {len(verified)} verified groups have all-equal rewards: GRPO learns nothing from them")
+                warnings.append(
+                    f"{len(flat)} of {len(verified)} verified groups have all-equal rewards: GRPO learns nothing from them"
+                )
     else:
         out.add_row("rewards", "no verdicts yet")
     console.print(out)
     if statuses["truncated"] > n / 2:
-        warnings.append(f"{statuses['truncated']} of {n} episodes were truncated: raise the budget or shorten the tasks")
+        warnings.append(
+            f"{statuses['truncated']} of {n} episodes were truncated: raise the budget or shorten the tasks"
+        )
     return warnings
 
 
-class Format(str, Enum):
+def _utf8(text: str) -> str:
+    """Text any UTF-8 reader accepts: undecodable tool-output bytes (lone surrogates) become U+FFFD."""
+    try:
+        text.encode()
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _message(message: dict[str, Any]) -> dict[str, str]:
+    content = message.get("content", "")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    return {"role": str(message.get("role", "")), "content": _utf8(text)}
+
+
+def export_jsonl(store: Store, path: str | Path, **filters: Any) -> int:
+    """Chat-format JSONL for supervised fine-tuning: {"messages": [...], ids, reward} per episode."""
+    verdicts, count = store.latest_verdicts(), 0
+
+    def write(tmp: Path) -> None:
+        nonlocal count
+        with open(tmp, "w", encoding="utf-8") as f:
+            for e in store.episodes(**filters):
+                v = verdicts.get(e.episode_id)
+                row = {"messages": [_message(m) for m in e.transcript], "episode_id": e.episode_id,
+                       "task_id": e.task_id, "split": e.split, "status": e.status,
+                       "reward": v.reward if v else None, "passed": v.passed if v else None}  # fmt: skip
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                count += 1
+
+    write_atomic(Path(path), write)
+    return count
+
+
+EXPORT_SCHEMA = pa.schema(
+    [f for f in EPISODE_SCHEMA if f.name not in ("transcript", "timings", "metadata")]
+    + [pa.field("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+       pa.field("reward", pa.float64()), pa.field("passed", pa.bool_())]
+)  # fmt: skip
+
+
+def export_parquet(store: Store, path: str | Path, **filters: Any) -> int:
+    """One plain Parquet file: the episode columns, messages as role/content structs, the latest reward."""
+    verdicts, count = store.latest_verdicts(), 0
+
+    def write(tmp: Path) -> None:
+        nonlocal count
+        with pq.ParquetWriter(tmp, EXPORT_SCHEMA, compression="zstd") as out:
+            batch: list[Episode] = []
+            for episode in store.episodes(**filters):
+                batch.append(episode)
+                if len(batch) == 512:
+                    out.write_table(_export_table(batch, verdicts))
+                    count, batch = count + len(batch), []
+            if batch or not count:
+                out.write_table(_export_table(batch, verdicts))
+                count += len(batch)
+
+    write_atomic(Path(path), write)
+    return count
+
+
+def _export_table(batch: list[Episode], verdicts: dict[str, Verdict]) -> pa.Table:
+    table = episodes_table(batch)
+    joined = [verdicts.get(e.episode_id) for e in batch]
+    columns = {name: table[name] for name in EXPORT_SCHEMA.names if name in table.column_names}
+    columns["messages"] = [[_message(m) for m in e.transcript] for e in batch]
+    columns["reward"] = [v.reward if v else None for v in joined]
+    columns["passed"] = [v.passed if v else None for v in joined]
+    return pa.table(columns, schema=EXPORT_SCHEMA)
+
+
+class Format(StrEnum):
     jsonl = "jsonl"
     parquet = "parquet"
 
@@ -223,7 +312,9 @@ class Format(str, Enum):
 @app.command("export")
 def export(
     run: Path = typer.Argument(..., help="The run directory."),
-    format: Format = typer.Option(Format.jsonl, "--format", help="jsonl: chat messages for SFT; parquet: one plain file."),
+    format: Format = typer.Option(
+        Format.jsonl, "--format", help="jsonl: chat messages for SFT; parquet: one plain file."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Where to write; default RUN-NAME.FORMAT here."),
     split: str | None = typer.Option(None, help="Only this split."),
     status: str | None = typer.Option(None, help="Only this status (ok, truncated, timeout, error)."),
@@ -235,4 +326,4 @@ def export(
     filters = {k: v for k, v in dict(split=split, status=status, min_reward=min_reward).items() if v is not None}
     exporter = export_jsonl if format is Format.jsonl else export_parquet
     count = exporter(store, out, **filters)
-    console.print(f"wrote {count} episodes to {out}")
+    console.print(f"wrote {count} episode{'s' * (count != 1)} to {out}")

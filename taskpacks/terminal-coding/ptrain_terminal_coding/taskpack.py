@@ -28,7 +28,7 @@ class TerminalCoding:
 
     @cached_property
     def all_tasks(self) -> list[Task]:
-        # written by hand, planted bugs (mutation.py), and `ptrain taskpacks import-harbor` imports
+        # written by hand, planted bugs (mutation/), and `ptrain taskpacks import-harbor` imports
         return load_written() + mutation_tasks() + load_imported(import_dir())
 
     def tasks(self, split: str) -> Iterable[Task]:

@@ -1,0 +1,34 @@
+"""Harbor and Terminal-Bench tasks, imported into terminal-coding so they run offline in ptrain's sandboxes.
+
+Two layouts are read. Harbor: `task.toml` ([metadata], [verifier], [agent], [environment]),
+`instruction.md`, `environment/Dockerfile` (+ build context), `tests/test.sh`, `solution/solve.sh`.
+Terminal-Bench: `task.yaml`, `Dockerfile` (the task directory is its context), `run-tests.sh`,
+`tests/`, `solution.sh`. Each task becomes a self-contained directory under the import root:
+
+    instruction.md     what the model is asked to do
+    environment/       the build context; `Containerfile` is the task's Dockerfile converted
+    tests/             the converted test script and its files (they enter only at verification)
+    solution/          the reference solution, if any
+    ptrain-import.json what the verifier needs, and what the import mapped and replaced
+
+Registries can't be reached here, so the Dockerfile's FROM (Debian, Ubuntu or python images) is
+replaced by terminal-coding's own Containerfile (ptrain's Debian base plus python3-pytest and the usual
+tools; podman reuses that image's layers, so the build takes seconds) and its other steps are kept,
+run as root, then the WORKDIR is handed to the sandbox user (1000). Tests must run offline: lines that
+install uv, pip packages or apt packages at test time are dropped, `uvx ... pytest` and `uv run pytest`
+become the image's pytest, and /tests and /logs (the root filesystem is read-only in a sandbox) move
+to a directory under /tmp whose name the workspace can't guess. The reward is what the tests write to
+logs/verifier/reward.txt or reward.json, else the test script's exit code.
+
+    imported.py    where imports live, ImportResult, and the names conversion and loading share
+    shell.py       test and solution scripts: test-time installs dropped, uv's pytest replaced, paths moved
+    dockerfile.py  the Dockerfile as a Containerfile on terminal-coding's image
+    convert.py     import_tasks(): find tasks of either layout and write each converted directory
+    tasks.py       load_imported() turns those directories into Tasks; verify_imported() scores one
+"""
+
+from ptrain_terminal_coding.harbor.convert import import_tasks
+from ptrain_terminal_coding.harbor.imported import ImportResult, import_dir
+from ptrain_terminal_coding.harbor.tasks import load_imported, verify_imported
+
+__all__ = ["ImportResult", "import_dir", "import_tasks", "load_imported", "verify_imported"]

@@ -1,0 +1,114 @@
+"""Tasks from the manifest: each kept mutant becomes a "make the failing tests pass" Task. Runs nothing.
+
+The workspace is the project with one file mutated, the hidden tests are the project's own, and the
+gold solution writes the original file back. Difficulty follows how many tests fail, and the split is
+keyed by the enclosing function, so a held-out split never shares a function with training tasks.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from pathlib import Path
+
+from ptrain.taskpack import Task, split_of
+from ptrain_terminal_coding.mutation.edits import Edit, apply_edit
+from ptrain_terminal_coding.mutation.enumeration import PROJECTS_DIR
+from ptrain_terminal_coding.mutation.manifest import MANIFEST, load_manifest
+
+INSTRUCTIONS = (
+    "Some tests in /workspace/{project}/tests fail. Find and fix the bug in the `{package}` package so that "
+    "all tests pass. Do not change the tests.",
+    "The test suite of the `{package}` package in /workspace/{project} is failing (run `python3 -m pytest` "
+    "there). Track down the bug in the package and fix it without modifying the tests.",
+    "A recent change broke /workspace/{project}: `cd /workspace/{project} && python3 -m pytest` reports "
+    "failures. Fix the code in {project}/{package}/ so every test passes again; leave the tests as they are.",
+    "Make the failing tests in /workspace/{project}/tests pass by fixing the bug in the source of `{package}`. "
+    "The tests are correct, so do not edit them.",
+    "There is a bug in the Python package at /workspace/{project}/{package}. Its tests in "
+    "/workspace/{project}/tests show it. Fix the package (not the tests) so that all of them pass.",
+)
+HEREDOC = "PTRAIN_ORIGINAL_SOURCE"
+# A repository of the starting state, so `git diff` shows the model its own changes.
+SETUP = (
+    "printf '__pycache__/\\n.pytest_cache/\\n' > .gitignore && git init -q && git add -A && "
+    "git -c user.name=ptrain -c user.email=ptrain@localhost commit -qm 'starting state'"
+)
+
+
+def difficulty_of(failing: int, tests: int) -> str:
+    """Loud bugs are easy, quiet ones hard: easy when at least a third of the tests fail, hard when
+    one or two do (the bug shows only in edge cases), medium in between."""
+    if 3 * failing >= tests:
+        return "easy"
+    return "hard" if failing <= 2 else "medium"
+
+
+def restore_script(project: str, file: str, original: str) -> str:
+    """The gold solution: write the file's original text back (a quoted heredoc, so nothing expands)."""
+    if HEREDOC in original or not original.endswith("\n"):
+        raise ValueError(f"{project}/{file} cannot be written back by a heredoc")
+    return f"cd /workspace/{project} && cat > {file} <<'{HEREDOC}'\n{original}{HEREDOC}\n"
+
+
+@functools.cache
+def function_spans(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(first line, last line, qualified name) of every function in a source file, outermost first."""
+    spans = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    spans.append((child.lineno, child.end_lineno or child.lineno, name))
+                walk(child, f"{name}.")
+
+    walk(ast.parse(text), "")
+    return tuple(spans)
+
+
+def location_of(project: str, file: str, text: str, offset: int) -> str:
+    """Where a mutant lives, to the function: the key of its split, so a held-out split holds out
+    whole functions and never shares a line with training tasks."""
+    line = text.count("\n", 0, offset) + 1
+    inside = [name for first, last, name in function_spans(text) if first <= line <= last]
+    return f"mutants/{project}/{file}:{inside[-1] if inside else '<module>'}"
+
+
+def task_of(entry: dict, files: dict[str, bytes], tests: int) -> Task:
+    project, file = entry["project"], entry["file"]
+    original = files[file].decode()
+    mutated = apply_edit(original, Edit(entry["start"], entry["end"], entry["new"]))
+    workspace = {f"{project}/{path}": data for path, data in files.items()}
+    workspace[f"{project}/{file}"] = mutated.encode()
+    package = file.split("/", 1)[0]
+    pick = int(hashlib.sha256(entry["id"].encode()).hexdigest(), 16) % len(INSTRUCTIONS)
+    return Task(
+        id=entry["id"],
+        instruction=INSTRUCTIONS[pick].format(project=project, package=package),
+        category="python-bugfix",
+        difficulty=difficulty_of(len(entry["failing"]), tests),
+        split=split_of(location_of(project, file, original, entry["start"])),
+        files=workspace,
+        setup=SETUP,
+        metadata={
+            "tests": {path.removeprefix("tests/"): data for path, data in files.items() if path.startswith("tests/")},
+            "solution": restore_script(project, file, original),
+            "timeout_s": 60.0,
+            "pythonpath": [f"/workspace/{project}"],
+            "mutant": {"file": file, "operator": entry["operator"], "failing": entry["failing"]},
+        },
+    )
+
+
+def tasks_from_manifest(manifest: Path = MANIFEST, projects_dir: Path = PROJECTS_DIR) -> list[Task]:
+    data, projects = load_manifest(manifest, projects_dir)
+    return [task_of(m, projects[m["project"]], data["projects"][m["project"]]["tests"]) for m in data["mutants"]]
+
+
+@functools.cache
+def mutation_tasks() -> list[Task]:
+    """Every kept mutant of the shipped projects as a Task (read from the manifest; runs nothing)."""
+    return tasks_from_manifest()
