@@ -64,3 +64,16 @@ def test_a_ptrain_error_prints_a_message_without_a_traceback():
     assert done.returncode == 2
     assert "error: no taskpack named 'no-such-pack'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_taskpacks_check_on_a_sample_passes_and_shows_a_table():
+    done = ptrain("taskpacks", "check", "terminal-coding", "--sample", "4", "--seed", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 passed, 0 failed" in done.stdout
+
+
+def test_taskpacks_new_scaffolds_a_package(tmp_path):
+    done = ptrain("taskpacks", "new", "my-tasks", "--dir", str(tmp_path))
+    assert done.returncode == 0
+    assert (tmp_path / "ptrain-my-tasks" / "ptrain_my_tasks" / "__init__.py").is_file()
+    assert "ptrain taskpacks check my-tasks" in done.stdout
