@@ -14,11 +14,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ptrain.episode import StoredVerdict
 from ptrain.errors import PtrainError, SandboxError, VerifierError
 from ptrain.sandbox.images import ImageSpec
 from ptrain.sandbox.pool import PoolSet
 from ptrain.store import Store
-from ptrain.store import Verdict as StoredVerdict
 from ptrain.taskpack import SPLITS, Task, Taskpack, ToolCall, Verdict, check_task
 from ptrain.taskpack import load as load_taskpack
 from ptrain.tools import run_tool_call

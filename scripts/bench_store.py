@@ -39,7 +39,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from ptrain.store import Episode, Group, Store
+from ptrain.episode import Episode, Group
+from ptrain.store import Store
 
 GROUP_SIZE = 8
 GROUPS_IN_FLIGHT = 32

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ptrain.cli.store import app
-from ptrain.store import Episode, Store, StoreError, Verdict
+from ptrain.episode import Episode, StoredVerdict
+from ptrain.store import Store, StoreError
 
 runner = CliRunner()
 
@@ -42,7 +43,7 @@ def run(tmp_path: Path) -> Path:
         for e in episodes:
             writer.add(e)
         for e in episodes[:4]:
-            writer.add_verdict(Verdict(episode_id=e.episode_id, reward=1.0, passed=True, details={"iou": 0.97}))
+            writer.add_verdict(StoredVerdict(episode_id=e.episode_id, reward=1.0, passed=True, details={"iou": 0.97}))
     return store.path
 
 

@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ptrain.cli.store import export_jsonl, export_parquet
-from ptrain.store import Episode, Store, StoreError, StoreWarning, Verdict
+from ptrain.episode import Episode, StoredVerdict
+from ptrain.store import Store, StoreError, StoreWarning
 
 
 def make_episode(task: int = 0, sample: int = 0, n_tokens: int = 300, group_size: int = 4, **overrides) -> Episode:
@@ -132,7 +133,7 @@ def test_a_bad_episode_is_a_store_error_that_says_what_is_wrong():
     with pytest.raises(StoreError, match="sample_index"):
         make_episode(sample=4, group_size=4)
     with pytest.raises(StoreError, match="reward"):
-        Verdict(episode_id="e", reward=1.5, passed=True)
+        StoredVerdict(episode_id="e", reward=1.5, passed=True)
 
 
 def test_an_episode_that_is_not_json_is_refused_when_added(store: Store):
@@ -192,7 +193,8 @@ def test_stale_temp_file_of_a_dead_writer_is_never_read_and_is_swept(store: Stor
 WRITER = """
 import sys, time
 import numpy as np
-from ptrain.store import Episode, Store
+from ptrain.episode import Episode
+from ptrain.store import Store
 
 run, first_task, tasks, group_size, flush_every = sys.argv[1], *map(int, sys.argv[2:6])
 pause_s = float(sys.argv[6])
@@ -346,10 +348,10 @@ def test_reverifying_appends_and_readers_see_the_latest_verdict(store: Store):
     write(store, [episode])
     shards_before = {p: p.stat().st_mtime_ns for p in store.shards("episodes")}
     with store.writer() as writer:
-        writer.add_verdict(Verdict(episode_id=episode.episode_id, reward=0.0, passed=False, verified_at=1.0))
+        writer.add_verdict(StoredVerdict(episode_id=episode.episode_id, reward=0.0, passed=False, verified_at=1.0))
     with store.writer() as writer:
         writer.add_verdict(
-            Verdict(
+            StoredVerdict(
                 episode_id=episode.episode_id,
                 reward=1.0,
                 passed=True,
@@ -358,7 +360,7 @@ def test_reverifying_appends_and_readers_see_the_latest_verdict(store: Store):
                 details={"tests": {"passed": 3, "failed": 0}},
             )  # fmt: skip
         )
-        writer.add_verdict(Verdict(episode_id=episode.episode_id, reward=0.5, passed=False, verified_at=1.5))
+        writer.add_verdict(StoredVerdict(episode_id=episode.episode_id, reward=0.5, passed=False, verified_at=1.5))
     latest = store.latest_verdicts()[episode.episode_id]
     assert (latest.reward, latest.verifier_version, latest.details) == (
         1.0,
@@ -379,7 +381,7 @@ def test_episodes_filter_by_split_task_status_policy_version_and_reward(store: S
     write(store, episodes)
     with store.writer() as writer:
         for episode, reward in zip(episodes[:3], (1.0, 0.25, 0.0), strict=True):
-            writer.add_verdict(Verdict(episode_id=episode.episode_id, reward=reward, passed=reward == 1.0))
+            writer.add_verdict(StoredVerdict(episode_id=episode.episode_id, reward=reward, passed=reward == 1.0))
 
     def ids(**filters) -> set[int]:
         found = {e.episode_id for e in store.episodes(**filters)}
@@ -403,7 +405,7 @@ def test_groups_are_complete_in_sample_order_across_shards_with_their_verdicts(s
     with store.writer() as writer:
         for (t, s), episode in episodes.items():
             if t == 0:
-                writer.add_verdict(Verdict(episode_id=episode.episode_id, reward=s / 2, passed=s == 2))
+                writer.add_verdict(StoredVerdict(episode_id=episode.episode_id, reward=s / 2, passed=s == 2))
     write(store, [make_episode(task=0, sample=1, group_size=3)])
 
     with pytest.warns(StoreWarning, match="repeat"):  # a duplicate (group, sample) is reported, the first one used
@@ -454,7 +456,7 @@ def test_export_jsonl_is_chat_format_for_sft(store: Store, tmp_path: Path):
     )
     write(store, episodes)
     with store.writer() as writer:
-        writer.add_verdict(Verdict(episode_id=episodes[0].episode_id, reward=1.0, passed=True))
+        writer.add_verdict(StoredVerdict(episode_id=episodes[0].episode_id, reward=1.0, passed=True))
     out = tmp_path / "sft.jsonl"
     assert export_jsonl(store, out, min_reward=1.0) == 1
     [row] = [json.loads(line) for line in out.read_text().splitlines()]
@@ -468,7 +470,7 @@ def test_export_parquet_and_the_store_itself_load_with_datasets(store: Store, tm
     episodes = [make_episode(sample=s) for s in range(4)] + [make_episode(task=1, n_tokens=0, status="timeout")]
     write(store, episodes, flush_every=3)
     with store.writer() as writer:
-        writer.add_verdict(Verdict(episode_id=episodes[1].episode_id, reward=0.5, passed=False))
+        writer.add_verdict(StoredVerdict(episode_id=episodes[1].episode_id, reward=0.5, passed=False))
     out = tmp_path / "export.parquet"
     assert export_parquet(store, out) == 5
     exported = datasets.load_dataset("parquet", data_files=str(out), cache_dir=str(tmp_path / "hf"))["train"]

@@ -12,8 +12,9 @@ import pytest
 from ptrain_terminal_coding import TASKPACK
 
 from ptrain import taskpack
+from ptrain.episode import Episode
 from ptrain.sandbox import PoolSet
-from ptrain.store import Episode, Store
+from ptrain.store import Store
 from ptrain.verify import replay, select_tasks
 
 PTRAIN = str(Path(sys.executable).parent / "ptrain")

@@ -24,7 +24,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ptrain.store import EPISODE_SCHEMA, STATUSES, Episode, Store, Verdict, episodes_table, write_atomic
+from ptrain.episode import EPISODE_SCHEMA, STATUSES, Episode, StoredVerdict, episodes_table
+from ptrain.store import Store, write_atomic
 
 app = typer.Typer(help="Inspect and export a run's trajectory store.", no_args_is_help=True)
 console = Console(highlight=False)
@@ -294,7 +295,7 @@ def export_parquet(store: Store, path: str | Path, **filters: Any) -> int:
     return count
 
 
-def _export_table(batch: list[Episode], verdicts: dict[str, Verdict]) -> pa.Table:
+def _export_table(batch: list[Episode], verdicts: dict[str, StoredVerdict]) -> pa.Table:
     table = episodes_table(batch)
     joined = [verdicts.get(e.episode_id) for e in batch]
     columns = {name: table[name] for name in EXPORT_SCHEMA.names if name in table.column_names}
