@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -123,8 +124,7 @@ async def check_taskpack(
     concurrency: int = 4,
     on_result: Callable[[CheckResult], None] = lambda r: None,
 ) -> list[CheckResult]:
-    seen: set[str] = set()
-    duplicates = {task.id for task in tasks if task.id in seen or seen.add(task.id)}
+    duplicates = {task_id for task_id, n in Counter(task.id for task in tasks).items() if n > 1}
     gate = asyncio.Semaphore(concurrency)
 
     async def one(task: Task) -> CheckResult:

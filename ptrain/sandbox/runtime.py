@@ -112,21 +112,22 @@ def ensure_service(url: str | None = None, timeout_s: float = 20.0) -> str:
     sock = Path(url.removeprefix("unix://"))
     sock.parent.mkdir(parents=True, exist_ok=True)
     sock.unlink(missing_ok=True)
-    log = open(sock.with_suffix(".log"), "ab")
-    subprocess.Popen(
-        ["podman", "system", "service", "--time=0", url],
-        env=podman_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,  # outlives this process, like a daemon
-    )
+    log_path = sock.with_suffix(".log")
+    with open(log_path, "ab") as log:  # the service keeps its own copy of the descriptor
+        subprocess.Popen(
+            ["podman", "system", "service", "--time=0", url],
+            env=podman_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # outlives this process, like a daemon
+        )
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if sock.exists() and answers(url):
             return url
         time.sleep(0.1)
-    raise SandboxError(f"podman system service did not answer on {url} within {timeout_s:.0f} s; see {log.name}")
+    raise SandboxError(f"podman system service did not answer on {url} within {timeout_s:.0f} s; see {log_path}")
 
 
 @cache
