@@ -283,6 +283,22 @@ class Shell:
                 return
             output.add(data)
 
+    def _settle(self, output: HeadTail) -> None:
+        """Reap the killed command's jobs inside bash, so its "Killed" notices belong to this output.
+
+        `wait` with no operands returns 0 once every job is reaped, or >128 if a late SIGUSR1 cut it short;
+        bash prints the notices of jobs reaped by `wait` before it runs the next line, hence the `:`."""
+        nonce = uuid.uuid4().hex
+        os.write(self.stdin, f"until wait 2>/dev/null; do :; done\n:\nprintf '%s\\n' {nonce} >&{STATUS_FD}\n".encode())
+        deadline, status_buf = time.monotonic() + KILL_GRACE_S, b""
+        while time.monotonic() < deadline and nonce.encode() not in status_buf:
+            ready, _, _ = select.select([self.out, self.status], [], [], 0.05)
+            if self.out in ready:
+                self._drain(output)
+            if self.status in ready:
+                status_buf += os.read(self.status, 4096)
+        self._drain(output)
+
     def _recover_from_timeout(self, nonce: str, output: HeadTail) -> str:
         grace = time.monotonic() + KILL_GRACE_S
         while time.monotonic() < grace:
@@ -295,6 +311,7 @@ class Shell:
             if self.out in ready:
                 self._drain(output)
             if self.status in ready and nonce.encode() in os.read(self.status, 4096):
+                self._settle(output)
                 return "timed out; every process the command started was killed"
         self.restart(self.cwd())
         return "timed out; the shell did not recover and was restarted (cwd kept, variables lost)"
