@@ -23,3 +23,11 @@ def base_image(podman_url: str) -> str:
 def no_user_imports(tmp_path_factory):
     """Tests see only the tasks in the repository, not what this machine's user imported."""
     os.environ["PTRAIN_IMPORT_DIR"] = str(tmp_path_factory.mktemp("imported"))
+
+
+@pytest.fixture(scope="session")
+def model_path():
+    """The default model (SmolLM2-135M-Instruct) as a transformers checkpoint, converted once if need be."""
+    from ptrain.engine.models import DEFAULT_MODEL, resolve_model
+
+    return resolve_model(DEFAULT_MODEL)
