@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ptrain.cli import doctor, images, models, sandbox, taskpacks, verify
+from ptrain.cli import doctor, images, models, rollout, sandbox, taskpacks, verify
+from ptrain.cli import serve as serve_cli
 from ptrain.cli import store as store_cli
 from ptrain.errors import PtrainError
 
@@ -25,6 +26,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("doctor")(doctor.doctor)
+app.command("rollout")(rollout.rollout)
+app.command("serve")(serve_cli.serve)
 app.command("verify")(verify.verify)
 app.add_typer(images.app, name="images")
 app.add_typer(models.app, name="models")

@@ -1,1 +1,39 @@
-"""Inference engines and model resolution."""
+"""Inference engines and model resolution.
+
+base.py    the Engine contract: Sampling in, Completion (token ids, logprobs, policy version) out
+hf.py      in-process transformers with continuous batching and KV-budget admission
+openai.py  any OpenAI-compatible completions server (vLLM, SGLang, `ptrain serve`)
+serve.py   `ptrain serve`: an engine as an OpenAI-compatible HTTP server
+models.py  model names to checkpoint directories (the packaged default, converted once)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ptrain.engine.base import Engine
+from ptrain.errors import ConfigError
+
+
+def open_engine(kind: str, model: str, base_url: str = "", **options: Any) -> tuple[Engine, Any]:
+    """An engine and its model's tokenizer: `hf` loads `model` in process, `openai` talks to `base_url`.
+
+    The tokenizer always comes from `model` (a packaged name or a checkpoint directory), so the
+    episode's token ids are the served model's own. Options with a value of 0 or None are left out.
+    """
+    from transformers import AutoTokenizer
+
+    from ptrain.engine.models import resolve_model
+
+    path = resolve_model(model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    options = {k: v for k, v in options.items() if v}
+    if kind == "hf":
+        from ptrain.engine.hf import HFEngine
+
+        return HFEngine.load(path, **options), tokenizer
+    if kind == "openai":
+        from ptrain.engine.openai import OpenAIEngine
+
+        return OpenAIEngine(base_url, **options), tokenizer
+    raise ConfigError(f"unknown engine {kind!r}", fix="use --engine hf or --engine openai")

@@ -122,6 +122,18 @@ class ChatFormat:
             + self.generation_prompt_ids()
         )
 
+    def conversation_ids(
+        self, system: str, user: str, tools: Sequence[Tool | Mapping[str, Any]], turns: Sequence[tuple[str, str]]
+    ) -> list[int]:
+        """A conversation rendered from text: the prompt, then (assistant, tool) turns, then the generation
+        prompt. Compaction starts a new segment with it; it is not a prefix of the ids it replaces."""
+        newline = self.encode("\n")
+        ids = self.prompt_ids(system, user, tools)
+        for assistant, tool in turns:
+            ids += self.encode(assistant) + [self.end_id] + newline + self._message(self.tool_role, tool) + newline
+            ids += self.generation_prompt_ids()
+        return ids
+
     def _message(self, role: str, content: str) -> list[int]:
         return [self.start_id, *self.encode(f"{role}\n{content}"), self.end_id]
 

@@ -37,6 +37,7 @@ class SandboxLimits:
     workspace_mb: int = 1024
     tmp_mb: int = 256
     user: str = "1000:1000"
+    cpuset: str = ""  # host cores the container may use, e.g. "1" or "2-7" (empty: any)
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,7 @@ class Sandbox:
                 cpu_period=100_000,
                 cpu_quota=int(limits.cpus * 100_000),
                 pids_limit=limits.pids,
+                **({"cpuset_cpus": limits.cpuset} if limits.cpuset else {}),
                 read_only=True,
                 mounts=mounts,
                 cap_drop=["ALL"],

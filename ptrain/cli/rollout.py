@@ -1,0 +1,150 @@
+"""`ptrain rollout RUN`: episodes of a taskpack's tasks into the run's store, with live progress.
+
+Resumable: run it again with the same settings and it produces only what the store lacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from ptrain.engine import open_engine
+from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.config import RolloutConfig, load_config
+from ptrain.rollout.metrics import MetricsFile
+from ptrain.rollout.scheduler import Rollout
+from ptrain.sandbox import PoolSet, runtime
+from ptrain.sandbox.container import SandboxLimits
+from ptrain.store import Store
+from ptrain.taskpack import load as load_taskpack
+
+console = Console()
+
+
+def rollout(
+    run: Path = typer.Argument(..., help="The run directory (created if missing)."),
+    config: Path = typer.Option(None, "--config", help="A TOML file with any of the keys below; flags override it."),
+    taskpack: str = typer.Option(None, help="Taskpack name  [default: terminal-coding]"),
+    split: str = typer.Option(None, help="train, dev or test  [default: train]"),
+    tasks: int = typer.Option(None, help="How many tasks (a fixed sample of the split)  [default: all]"),
+    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids instead of a sample."),
+    samples: int = typer.Option(None, help="Samples per task (one GRPO group)  [default: 4]"),
+    model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
+    engine: str = typer.Option(None, help="hf (in process) or openai (a server)  [default: hf]"),
+    base_url: str = typer.Option(None, "--base-url", help="The openai engine's server, e.g. http://host:8000/v1"),
+    concurrency: int = typer.Option(None, help="Episodes in flight  [default: 8]"),
+    mode: str = typer.Option(None, help="async, or lockstep (the synchronous baseline)  [default: async]"),
+    verify: bool = typer.Option(None, "--verify/--no-verify", help="Verify each episode as it finishes."),
+    action_format: str = typer.Option(None, "--action-format", help="bash or hermes  [default: bash]"),
+    max_turns: int = typer.Option(None, "--max-turns"),
+    max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="Per model turn."),
+    temperature: float = typer.Option(None),
+    seed: int = typer.Option(None),
+    state_note: bool = typer.Option(None, "--state-note/--no-state-note", help="Tell the model cwd and changed files."),
+) -> None:
+    """Roll out episodes: the model acts in sandboxes, episodes and verdicts go to the store."""
+    ids = tuple(t for t in task_ids.split(",") if t) if task_ids else None
+    cfg = load_config(config, taskpack=taskpack, split=split, tasks=tasks, task_ids=ids, samples=samples,
+                      model=model, engine=engine, base_url=base_url, concurrency=concurrency, mode=mode,
+                      verify=verify, action_format=action_format, max_turns=max_turns, max_new_tokens=max_new_tokens,
+                      temperature=temperature, seed=seed, state_note=state_note)  # fmt: skip
+    report = asyncio.run(run_rollout(run, cfg))
+    summary = report.as_dict()
+    console.print(summary_table(summary))
+    for error in report.errors[:10]:
+        console.print(f"[red]✗[/] {error}", highlight=False)
+
+
+async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
+    """Build the parts (store, taskpack, engine, pools), run the scheduler, keep the metrics file."""
+    store = Store(run, create=True)
+    pack = load_taskpack(cfg.taskpack)
+    runtime.ensure_service()
+    options = (
+        {"max_batch": cfg.max_batch, "kv_budget_tokens": cfg.kv_budget_tokens, "threads": cfg.engine_threads}
+        if cfg.engine == "hf"
+        else {}
+    )
+    engine, tokenizer = open_engine(cfg.engine, cfg.model, cfg.base_url, **options)
+    fmt = ChatFormat(tokenizer, cfg.action_format)
+    limits = SandboxLimits(memory_mb=cfg.sandbox_memory_mb, cpus=cfg.sandbox_cpus, cpuset=cfg.sandbox_cpuset)
+    metrics = MetricsFile(store.path, "rollout")
+    metrics.write("config", dataclasses.asdict(cfg))
+    try:
+        async with PoolSet(size=min(cfg.concurrency, 8), max_active=cfg.concurrency + cfg.verify_concurrency,
+                           limits=limits) as pools:  # fmt: skip
+            scheduler = Rollout(cfg, store, pack, engine, fmt, pools)
+            watcher = asyncio.create_task(_watch(scheduler, metrics, live))
+            try:
+                report = await scheduler.run()
+            finally:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+    finally:
+        await engine.close()
+    metrics.write("summary", report.as_dict())
+    metrics.close()
+    return report
+
+
+async def _watch(scheduler: Rollout, metrics: MetricsFile, live: bool) -> None:
+    """Redraw the progress twice a second; a snapshot to the metrics file every second."""
+    last_tokens, last_time, last_line = scheduler.engine.stats().generated_tokens, time.monotonic(), 0.0
+    tokens_per_s = 0.0
+    display = Live(console=console, refresh_per_second=4, transient=True) if live and console.is_terminal else None
+    with display or contextlib.nullcontext():
+        while True:
+            await asyncio.sleep(1.0)
+            stats, now = scheduler.engine.stats(), time.monotonic()
+            tokens_per_s = (stats.generated_tokens - last_tokens) / max(now - last_time, 1e-9)
+            last_tokens, last_time = stats.generated_tokens, now
+            snapshot = {**scheduler.meter.snapshot(), **scheduler.report.as_dict(), "tokens_per_s_now": tokens_per_s,
+                        "engine_busy_s_total": stats.busy_s, "engine_waiting": stats.waiting,
+                        "engine_running": stats.running}  # fmt: skip
+            metrics.write("snapshot", snapshot)
+            if display:
+                display.update(progress_view(snapshot))
+            elif live and now - last_line > 30:
+                last_line = now
+                console.print(progress_line(snapshot), highlight=False)
+
+
+def progress_view(s: dict) -> Group:
+    table = Table(show_header=False, box=None, padding=(0, 2))
+    table.add_row("episodes", f"{s['finished']}/{s['planned']} done ({s['skipped']} already stored)",
+                  "in flight", f"{s['in_generate']:.0f} at the engine, {s['in_tools']:.0f} in tools, "
+                  f"{s['in_setup']:.0f} starting, {s['in_verify']:.0f} verifying")  # fmt: skip
+    busy = s["engine_busy_fraction"]
+    table.add_row("tokens/s", f"{s['tokens_per_s_now']:.0f}", "engine busy",
+                  f"{100 * busy:.0f}% of demand" if busy is not None else "-")  # fmt: skip
+    reward = s["mean_reward"]
+    table.add_row("verified", f"{s['verified']} ({s['passed']} passed)", "mean reward",
+                  f"{reward:.3f}" if reward is not None else "-")  # fmt: skip
+    table.add_row("errors", f"{s['statuses'].get('error', 0)} episodes, {s['infra_retries']} retries",
+                  "tool wait", f"{s['tools_episode_s']:.0f} episode-s")  # fmt: skip
+    return Group(table)
+
+
+def progress_line(s: dict) -> str:
+    return (
+        f"rollout: {s['finished']}/{s['planned']} episodes, {s['in_generate']:.0f} at the engine, "
+        f"{s['in_tools']:.0f} in tools, {s['tokens_per_s_now']:.0f} tokens/s, {s['verified']} verified"
+    )
+
+
+def summary_table(summary: dict) -> Table:
+    table = Table(title="rollout", show_header=False)
+    for key, value in summary.items():
+        shown = json.dumps(value) if isinstance(value, dict) else f"{value:.3g}" if isinstance(value, float) else value
+        table.add_row(key, str(shown))
+    return table

@@ -1,0 +1,120 @@
+"""The rollout stage's configuration: one typed object, from CLI flags or a TOML file (or both).
+
+    # rollout.toml                      ptrain rollout runs/a --config rollout.toml --samples 8
+    taskpack = "terminal-coding"
+    split = "train"
+    tasks = 32
+    samples = 4
+
+Flags override the file; a key the file misspells is an error that lists the known keys, never a
+setting silently ignored. Units are in the names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from ptrain.errors import ConfigError
+from ptrain.rollout.parse import FORMATS
+
+MODES = ("async", "lockstep")
+ENGINES = ("hf", "openai")
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    taskpack: str = "terminal-coding"
+    split: str = "train"
+    tasks: int | None = None  # how many tasks (a fixed sample of the split); None: all of them
+    task_ids: tuple[str, ...] = ()  # exactly these tasks instead
+    samples: int = 4  # G: samples per task, one GRPO group
+    model: str = "smollm2-135m"  # a packaged model name or a checkpoint directory
+    engine: str = "hf"
+    base_url: str = ""  # the openai engine's server, e.g. http://127.0.0.1:8000/v1
+    concurrency: int = 8  # episodes in flight (each holds a sandbox)
+    verify_concurrency: int = 2  # verifications in flight, beside the episodes
+    mode: str = "async"  # or "lockstep": the synchronous baseline
+    verify: bool = True  # verify each episode as it finishes
+    action_format: str = "bash"  # "bash" (one ```bash block per turn) or "hermes" (JSON tool calls)
+    max_turns: int = 20
+    max_new_tokens: int = 512
+    max_episode_tokens: int = 32768
+    max_wall_s: float = 900.0
+    context_window: int = 0  # 0: the model's
+    state_note: bool = False
+    temperature: float = 1.0
+    top_p: float = 1.0
+    seed: int = 0
+    retries: int = 2  # for sandbox and engine failures, per episode
+    kv_budget_tokens: int = 0  # the hf engine's admission budget; 0: from free memory
+    max_batch: int = 64  # the hf engine's most sequences decoded at once
+    engine_threads: int = 0  # torch threads for the hf engine; 0: torch's default
+    flush_every: int = 8  # episodes buffered before the store writes a shard
+    flush_interval_s: float = 10.0  # or once the oldest buffered one is this old: what a kill can lose
+    sandbox_cpus: float = 1.0
+    sandbox_memory_mb: int = 2048
+    sandbox_cpuset: str = ""  # pin sandboxes to these host cores ("" for any)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.mode not in MODES:
+            problems.append(f"mode {self.mode!r} is not one of {MODES}")
+        if self.engine not in ENGINES:
+            problems.append(f"engine {self.engine!r} is not one of {ENGINES}")
+        if self.engine == "openai" and not self.base_url:
+            problems.append("the openai engine needs base_url (e.g. http://127.0.0.1:8000/v1)")
+        if self.action_format not in FORMATS:
+            problems.append(f"action_format {self.action_format!r} is not one of {FORMATS}")
+        if self.split not in ("train", "dev", "test"):
+            problems.append(f"split {self.split!r} is not one of train, dev, test")
+        for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.tasks is not None and self.tasks < 1:
+            problems.append(f"tasks must be at least 1, got {self.tasks}")
+        if problems:
+            raise ConfigError("bad rollout config: " + "; ".join(problems))
+
+
+def load_config(path: Path | None = None, **overrides: Any) -> RolloutConfig:
+    """Defaults, then the TOML file, then the overrides that are not None."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        try:
+            values = tomllib.loads(Path(path).read_text())
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ConfigError(f"cannot read rollout config {path}: {e}") from e
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    known = {f.name for f in fields(RolloutConfig)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown rollout config keys: {', '.join(unknown)}", fix=f"known keys: {', '.join(sorted(known))}"
+        )
+    hints = get_type_hints(RolloutConfig)
+    for key, value in values.items():
+        values[key] = _coerce(key, value, hints[key])
+    return dataclasses.replace(RolloutConfig(), **values)
+
+
+def _coerce(key: str, value: Any, hint: Any) -> Any:
+    """TOML values to the field's type, refusing what does not fit (a string for an int, say)."""
+    text = str(hint)
+    if "tuple" in text:
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v]
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"rollout config {key} must be a list of strings, got {value!r}")
+        return tuple(value)
+    expected = bool if hint is bool else float if hint is float else int if "int" in text else str
+    if value is None and "None" in text:
+        return None
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise ConfigError(f"rollout config {key} must be {expected.__name__}, got {value!r}")
+    return value

@@ -1,0 +1,393 @@
+"""The rollout scheduler: many episodes in flight, so the engine always has work while tools run.
+
+    async with PoolSet(...) as pools:
+        report = await Rollout(config, store, taskpack, engine, fmt, pools).run()
+
+Each task gets `samples` episodes with one group id (a GRPO group). `concurrency` workers each run
+one episode at a time in its own sandbox; while one waits on a compiler or a test run, the others'
+requests keep the engine busy, and the engine batches whatever is pending. Episodes go to the store
+as they finish, with their artifact; each is then verified in a fresh sandbox, overlapping with
+other episodes' generation, and its verdict written (`verify=False` leaves that to `ptrain verify`).
+
+Resuming: the (task, sample) pairs already in the store are skipped, and stored episodes without a
+verdict are verified first, so a killed run re-run finishes the rest exactly once.
+
+Failures: a sandbox or engine failure is retried (`retries`), then stored as an episode with
+status "error" and the error's type, so it is never trained on as the model's failure; a taskpack
+whose setup or artifact raises is stored the same way; a verifier failure writes no verdict (it is
+counted, and `ptrain verify` picks the episode up later).
+
+`mode="lockstep"` is the synchronous baseline benchmarks compare against: episodes run in waves of
+`concurrency`, and within a wave every episode generates, then every episode runs its tools, turn
+by turn, so the engine idles while the slowest tool runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ptrain.engine.base import Engine, Sampling
+from ptrain.episode import Episode, StoredVerdict
+from ptrain.errors import EngineError, SandboxError, VerifierError
+from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.config import RolloutConfig
+from ptrain.rollout.loop import EpisodeLimits, EpisodeTrace, Pacing, run_episode
+from ptrain.rollout.metrics import Meter
+from ptrain.sandbox.pool import PoolSet
+from ptrain.store import Store
+from ptrain.taskpack import Task, Taskpack
+from ptrain.verify import image_of, select_tasks, verify_artifact
+
+log = logging.getLogger(__name__)
+INFRA_ERRORS = (SandboxError, EngineError)
+
+
+@dataclass(frozen=True)
+class Work:
+    task: Task
+    sample_index: int
+    group_id: str
+
+
+def group_id_of(taskpack: str, task_id: str, policy_version: int) -> str:
+    """Stable across resumes: the same task at the same policy version is the same group."""
+    digest = hashlib.sha256(f"{taskpack}\0{task_id}\0{policy_version}".encode()).hexdigest()[:16]
+    return f"{task_id}@p{policy_version}-{digest}"
+
+
+@dataclass
+class RolloutReport:
+    """What a rollout did, for the progress display, the metrics file and the CLI's summary."""
+
+    planned: int = 0  # episodes this run set out to produce
+    skipped: int = 0  # already in the store
+    statuses: Counter = field(default_factory=Counter)
+    finishes: Counter = field(default_factory=Counter)
+    infra_retries: int = 0
+    errors: list[str] = field(default_factory=list)
+    verified: int = 0
+    passed: int = 0
+    reward_sum: float = 0.0
+    verify_errors: int = 0
+    model_tokens: int = 0
+    tool_s: float = 0.0
+    wall_s: float = 0.0
+    engine_busy_s: float = 0.0
+    demand_s: float = 0.0  # seconds with at least one episode waiting on the engine
+
+    @property
+    def finished(self) -> int:
+        return sum(self.statuses.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        wall = max(self.wall_s, 1e-9)
+        return {
+            "planned": self.planned,
+            "skipped": self.skipped,
+            "finished": self.finished,
+            "statuses": dict(self.statuses),
+            "finishes": dict(self.finishes),
+            "infra_retries": self.infra_retries,
+            "verified": self.verified,
+            "passed": self.passed,
+            "mean_reward": self.reward_sum / self.verified if self.verified else None,
+            "verify_errors": self.verify_errors,
+            "model_tokens": self.model_tokens,
+            "wall_s": self.wall_s,
+            "episodes_per_min": 60 * self.finished / wall,
+            "tokens_per_s": self.model_tokens / wall,
+            "tool_s": self.tool_s,
+            "engine_busy_s": self.engine_busy_s,
+            "demand_s": self.demand_s,
+            "engine_busy_fraction": self.engine_busy_s / self.demand_s if self.demand_s else None,
+            "engine_utilisation": self.engine_busy_s / wall,
+        }
+
+
+class Barrier:
+    """A reusable barrier whose parties come and go: lock-step's 'everyone generates, then everyone acts'."""
+
+    def __init__(self) -> None:
+        self.parties = 0
+        self.arrived = 0
+        self.release = asyncio.Event()
+
+    def join(self) -> None:
+        self.parties += 1
+
+    def leave(self) -> None:
+        self.parties -= 1
+        self._maybe_release()
+
+    async def wait(self) -> None:
+        self.arrived += 1
+        release = self.release
+        self._maybe_release()
+        await release.wait()
+
+    def _maybe_release(self) -> None:
+        if self.arrived and self.arrived >= self.parties:
+            self.release.set()
+            self.release, self.arrived = asyncio.Event(), 0
+
+
+class Rollout:
+    def __init__(
+        self,
+        config: RolloutConfig,
+        store: Store,
+        taskpack: Taskpack,
+        engine: Engine,
+        fmt: ChatFormat,
+        pools: PoolSet,
+        on_update: Callable[[Rollout], None] = lambda r: None,
+    ):
+        self.config, self.store, self.taskpack, self.engine, self.fmt, self.pools = (
+            config, store, taskpack, engine, fmt, pools)  # fmt: skip
+        self.on_update = on_update
+        self.meter = Meter()
+        self.report = RolloutReport()
+        self.limits = EpisodeLimits(
+            max_turns=config.max_turns,
+            max_new_tokens=config.max_new_tokens,
+            max_episode_tokens=config.max_episode_tokens,
+            max_wall_s=config.max_wall_s,
+            context_window=config.context_window,
+            state_note=config.state_note,
+        )
+        self.verify_gate = asyncio.Semaphore(config.verify_concurrency)
+        self.verifications: set[asyncio.Task] = set()
+        self.writer = store.writer(flush_every=config.flush_every, flush_interval_s=config.flush_interval_s)
+        self.tasks_by_id: dict[str, Task] = {}
+
+    def plan(self) -> list[Work]:
+        """Every (task, sample) this run should produce and the store does not hold yet, group by group."""
+        c = self.config
+        tasks = select_tasks(self.taskpack, [c.split], c.task_ids, c.tasks if not c.task_ids else None, c.seed)
+        self.tasks_by_id = {task.id: task for task in tasks}
+        done = self.store.done(taskpack=self.taskpack.name)
+        version = self.engine.policy_version
+        work = [
+            Work(task, i, group_id_of(self.taskpack.name, task.id, version)) for task in tasks for i in range(c.samples)
+        ]
+        todo = [w for w in work if (w.task.id, w.sample_index) not in done]
+        self.report.planned, self.report.skipped = len(todo), len(work) - len(todo)
+        return todo
+
+    async def run(self) -> RolloutReport:
+        started = time.monotonic()
+        busy_before = self.engine.stats().busy_s
+        todo = self.plan()
+        if self.config.verify:
+            self._verify_backlog()
+        try:
+            if self.config.mode == "lockstep":
+                for start in range(0, len(todo), self.config.concurrency):
+                    wave, barrier = todo[start : start + self.config.concurrency], Barrier()
+                    await asyncio.gather(*(self._episode(w, barrier) for w in wave))
+            else:
+                queue: asyncio.Queue[Work] = asyncio.Queue()
+                for w in todo:
+                    queue.put_nowait(w)
+                await asyncio.gather(*(self._worker(queue) for _ in range(self.config.concurrency)))
+            while self.verifications:
+                await asyncio.gather(*list(self.verifications), return_exceptions=True)
+        finally:
+            for pending in self.verifications:
+                pending.cancel()
+            self.writer.close()
+            self.report.wall_s = time.monotonic() - started
+            self.report.engine_busy_s = self.engine.stats().busy_s - busy_before
+            self.report.demand_s = self.meter.snapshot()["demand_s"]
+            self.on_update(self)
+        return self.report
+
+    async def _worker(self, queue: asyncio.Queue[Work]) -> None:
+        while not queue.empty():
+            await self._episode(queue.get_nowait(), None)
+
+    async def _episode(self, work: Work, barrier: Barrier | None) -> None:
+        """One episode, retried on infrastructure failures, stored; its verification started."""
+        attempts = 0
+        while True:
+            attempts += 1
+            if barrier:
+                barrier.join()
+            try:
+                episode, artifact = await self._attempt(work, barrier, attempts)
+                break
+            except INFRA_ERRORS as e:
+                if attempts > self.config.retries:
+                    episode, artifact = self._failed(work, e, attempts), None
+                    break
+                self.report.infra_retries += 1
+                log.warning("retrying %s sample %d after %s: %s", work.task.id, work.sample_index, type(e).__name__, e)
+            finally:
+                if barrier:
+                    barrier.leave()
+        self.writer.add(episode)
+        self.report.statuses[episode.status] += 1
+        self.report.finishes[episode.metadata.get("finish") or episode.error_type] += 1
+        self.report.model_tokens += episode.model_tokens
+        self.report.tool_s += episode.timings.get("tool_s", 0.0)
+        if episode.status == "error":
+            self.report.errors.append(
+                f"{work.task.id}#{work.sample_index}: {episode.error_type}: {episode.error_message}"
+            )
+        self.on_update(self)
+        if artifact is not None and self.config.verify:
+            self._start_verification(episode.episode_id, work.task, artifact)
+
+    async def _attempt(self, work: Work, barrier: Barrier | None, attempts: int) -> tuple[Episode, bytes | None]:
+        task, c = work.task, self.config
+        spec = image_of(self.taskpack, task)
+        started = time.monotonic()
+        with self.meter.phase("setup"):
+            pool = await self.pools.pool(spec)
+        async with self.pools.sandbox(spec) as sandbox:
+            try:
+                with self.meter.phase("setup"):
+                    await self.taskpack.setup(task, sandbox)
+            except INFRA_ERRORS:
+                raise
+            except Exception as e:
+                return self._failed(work, e, attempts, "TaskpackError"), None
+            setup_s = time.monotonic() - started
+            pacing = Pacing(barrier.wait, barrier.wait) if barrier else Pacing()
+            sampling = Sampling(
+                temperature=c.temperature, top_p=c.top_p, seed=_seed(c.seed, task.id, work.sample_index, attempts)
+            )
+            trace = await run_episode(
+                task,
+                self.taskpack,
+                sandbox,
+                self.engine,
+                self.fmt,
+                self.limits,
+                sampling,
+                pacing=pacing,
+                meter=self.meter,
+            )
+            t0 = time.monotonic()
+            try:
+                artifact = await self.taskpack.artifact(task, sandbox)
+            except INFRA_ERRORS:
+                raise
+            except Exception as e:
+                return self._failed(work, e, attempts, "TaskpackError"), None
+        timings = {**trace.timings, "setup_s": setup_s, "artifact_s": time.monotonic() - t0,
+                   "wall_s": time.monotonic() - started}  # fmt: skip
+        sha = self.store.put_artifact(artifact) if trace.status != "error" else ""
+        episode = self._episode_row(work, trace, timings, pool.image, sha, attempts)
+        return episode, artifact if sha else None
+
+    def _episode_row(
+        self, work: Work, trace: EpisodeTrace, timings: dict, image: str, sha: str, attempts: int
+    ) -> Episode:
+        task = work.task
+        return Episode(
+            **self._identity(work),
+            token_ids=trace.token_ids,
+            loss_mask=trace.loss_mask,
+            logprobs=trace.logprobs,
+            transcript=trace.transcript,
+            tool_calls=trace.tool_calls,
+            status=trace.status,
+            error_type=trace.error_type,
+            error_message=trace.error_message,
+            policy_version=min(trace.policy_versions, default=self.engine.policy_version),
+            timings=timings,
+            image_digest=image,
+            artifact_sha256=sha,
+            metadata={
+                "finish": trace.finish,
+                "turns": trace.turns,
+                "segments": trace.segments,
+                "policy_versions": trace.policy_versions,
+                "category": task.category,
+                "difficulty": task.difficulty,
+                "attempts": attempts,
+                "mode": self.config.mode,
+                "action_format": self.config.action_format,
+                "temperature": self.config.temperature,
+                "top_p": self.config.top_p,
+                "engine": self.engine.name,
+                "trainable": True,
+            },
+        )
+
+    def _identity(self, work: Work) -> dict[str, Any]:
+        return {
+            "run": self.store.path.name,
+            "taskpack": self.taskpack.name,
+            "taskpack_version": self.taskpack.version,
+            "task_id": work.task.id,
+            "split": work.task.split,
+            "group_id": work.group_id,
+            "sample_index": work.sample_index,
+            "group_size": self.config.samples,
+            "model": self.engine.model,
+        }
+
+    def _failed(self, work: Work, error: BaseException, attempts: int, error_type: str = "") -> Episode:
+        """An infrastructure failure as a stored episode: status error, never trained on."""
+        message = f"{type(error).__name__}: {error}" if error_type else str(error)
+        return Episode(
+            **self._identity(work),
+            status="error",
+            error_type=error_type or type(error).__name__,
+            error_message=message[:2000],
+            policy_version=self.engine.policy_version,
+            metadata={
+                "attempts": attempts,
+                "mode": self.config.mode,
+                "category": work.task.category,
+                "difficulty": work.task.difficulty,
+                "trainable": False,
+            },  # fmt: skip
+        )
+
+    # --- verification, overlapping with generation -------------------------------------------
+
+    def _start_verification(self, episode_id: str, task: Task, artifact: bytes) -> None:
+        job = asyncio.create_task(self._verify(episode_id, task, artifact))
+        self.verifications.add(job)
+        job.add_done_callback(self.verifications.discard)
+
+    def _verify_backlog(self) -> None:
+        """Stored episodes of this taskpack with an artifact but no verdict (a killed run's last ones)."""
+        verdicts = self.store.latest_verdicts()
+        rows = self.store.summary(taskpack=self.taskpack.name).select(["episode_id", "task_id", "artifact_sha256"])
+        for episode_id, task_id, sha in zip(*(rows[n].to_pylist() for n in rows.column_names), strict=True):
+            task = self.tasks_by_id.get(task_id)
+            if sha and task and episode_id not in verdicts:
+                self._start_verification(episode_id, task, self.store.artifact(sha))
+
+    async def _verify(self, episode_id: str, task: Task, artifact: bytes) -> None:
+        async with self.verify_gate:
+            try:
+                with self.meter.phase("verify"):
+                    verdict = await verify_artifact(self.taskpack, task, artifact, self.pools)
+            except (SandboxError, VerifierError) as e:
+                self.report.verify_errors += 1
+                self.report.errors.append(f"verify {task.id} ({episode_id[:8]}): {type(e).__name__}: {e}")
+                return
+        self.writer.add_verdict(StoredVerdict(episode_id=episode_id, reward=verdict.reward, passed=verdict.passed,
+                                              details=dict(verdict.details), verifier_version=verdict.verifier_version))  # fmt: skip
+        self.report.verified += 1
+        self.report.passed += verdict.passed
+        self.report.reward_sum += verdict.reward
+        self.on_update(self)
+
+
+def _seed(base: int, task_id: str, sample_index: int, attempt: int) -> int:
+    """A per-episode sampling seed: reproducible, different for every sample and retry."""
+    digest = hashlib.sha256(f"{base}\0{task_id}\0{sample_index}\0{attempt}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") * 1000  # room for the loop's per-turn offsets
