@@ -31,7 +31,9 @@ def open_engine(kind: str, model: str, base_url: str = "", **options: Any) -> tu
     if kind == "hf":
         from ptrain.engine.hf import HFEngine
 
-        return HFEngine.load(path, **options), tokenizer
+        engine = HFEngine.load(path, **options)
+        engine.model = model  # the name the user gave, for the episode rows
+        return engine, tokenizer
     if kind == "openai":
         from ptrain.engine.openai import OpenAIEngine
 

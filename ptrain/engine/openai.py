@@ -1,0 +1,309 @@
+"""The `openai` engine: token ids in and out over HTTP, from a vLLM server or `ptrain serve`.
+
+Training needs the exact tokens the model sampled and their logprobs, never text tokenized again, so
+this engine speaks only the token-level dialect of the OpenAI completions API that vLLM extends:
+
+    POST {base_url}/completions
+        prompt: [token ids]            max_tokens, temperature, top_p, seed, logprobs: 1
+        stop_token_ids, skip_special_tokens: false, include_stop_str_in_output: true
+        return_token_ids: true          -> choices[0].token_ids (newer vLLM, and ptrain serve)
+        return_tokens_as_token_ids: true -> logprobs.tokens as "token_id:123" (older vLLM)
+        ignore_eos: true                -> stop only on stop_token_ids, as the hf engine does
+    max_tokens is clamped to what the context window leaves after the prompt, as the hf engine does.
+
+A server that gives back neither is refused with an `EngineError`: text-mode episodes (for APIs
+that only return text) are not supported yet. Every failure (connection refused, timeout, HTTP error,
+malformed JSON) is an `EngineError`, an infrastructure failure and never the model's.
+
+    engine = OpenAIEngine("http://127.0.0.1:8000/v1")   # the model and its context window from /models
+    done = await engine.generate(prompt_ids, Sampling(max_new_tokens=256, stop_token_ids=(2,)))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+import aiohttp
+
+from ptrain.engine.base import FINISH_REASONS, Completion, EngineStats, Sampling
+from ptrain.errors import ConfigError, EngineError
+
+DEFAULT_CONTEXT_WINDOW = 8192
+TOKEN_ID_PREFIX = "token_id:"  # vLLM's return_tokens_as_token_ids placeholder
+
+
+class OpenAIEngine:
+    """An engine that is an OpenAI-compatible server; one aiohttp session, at most `max_concurrency` in flight."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str | None = None,
+        context_window: int | None = None,
+        *,
+        api_key: str | None = None,
+        max_concurrency: int = 256,
+        timeout_s: float = 600.0,
+        policy_version: int = 0,
+    ):
+        """An engine for the server at `base_url` (such as http://127.0.0.1:8000/v1).
+
+        Without a `model` it uses the first one the server lists; without a `context_window`, that
+        model's `max_model_len` (vLLM and ptrain serve give it), else 8192. Either lookup is one
+        blocking GET of /models, made here, so a server that is not there fails now, not mid-run."""
+        if max_concurrency < 1 or timeout_s <= 0 or (context_window is not None and context_window < 2):
+            raise ConfigError(
+                f"max_concurrency {max_concurrency} must be at least 1, timeout_s {timeout_s} above 0 "
+                f"and context_window {context_window} at least 2"
+            )
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.timeout_s = timeout_s
+        self.max_concurrency = max_concurrency
+        self.policy_version = policy_version
+        card: dict[str, Any] = {}
+        if model is None or context_window is None:
+            card = self._card(model)
+        self.model = model or str(card["id"])
+        window = card.get("max_model_len")
+        self.context_window = context_window or (window if type(window) is int else DEFAULT_CONTEXT_WINDOW)
+        self._limit = asyncio.Semaphore(max_concurrency)
+        self._session: aiohttp.ClientSession | None = None
+        self._stats = EngineStats()
+        self._busy_since: float | None = None  # set while at least one request is in flight
+
+    def _card(self, model: str | None) -> dict[str, Any]:
+        """The server's /models entry for `model` (the first when None), fetched synchronously."""
+        url = f"{self.base_url}/models"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as response:
+                text = response.read().decode()
+        except urllib.error.HTTPError as e:
+            message = _error_message(e.read().decode(errors="replace"))
+            raise EngineError(f"GET {url} answered HTTP {e.code}: {message}") from e
+        except (OSError, ValueError) as e:
+            raise EngineError(
+                f"GET {url} failed: {getattr(e, 'reason', e)}",
+                fix="start the server (`ptrain serve`, or vLLM's `vllm serve`) or check the base URL",
+            ) from e
+        try:
+            cards = json.loads(text)["data"]
+            names = [str(card["id"]) for card in cards]
+        except (ValueError, KeyError, TypeError) as e:
+            raise EngineError(f"GET {url} answered without a list of models: {_clip(text)!r}") from e
+        if not cards:
+            raise EngineError(f"the server at {self.base_url} serves no models (its /models list is empty)")
+        if model is None:
+            return cards[0]
+        for card in cards:
+            if card["id"] == model:
+                return card
+        raise EngineError(
+            f"the server at {self.base_url} does not serve {model!r}; it serves {', '.join(names)}",
+            fix="pass one of those names as the model, or leave it out to use the first",
+        )
+
+    # --- the Engine protocol --------------------------------------------------------------------
+
+    async def generate(self, token_ids: Sequence[int], sampling: Sampling) -> Completion:
+        prompt = [int(t) for t in token_ids]
+        room = self.context_window - len(prompt)
+        if room < 1:
+            raise EngineError(
+                f"the prompt has {len(prompt)} tokens but the model's context window is {self.context_window}, "
+                "which must leave room for at least one new token",
+                fix="shorten the prompt (truncate the history or the tool outputs)",
+            )
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "prompt": prompt,
+            "max_tokens": min(sampling.max_new_tokens, room),  # clamped to the window, as the hf engine does
+            "temperature": sampling.temperature,
+            "top_p": sampling.top_p,
+            "logprobs": 1,
+            "stop_token_ids": list(sampling.stop_token_ids),
+            "ignore_eos": True,
+            "skip_special_tokens": False,
+            "include_stop_str_in_output": True,
+            "return_token_ids": True,
+            "return_tokens_as_token_ids": True,
+        }
+        if sampling.seed is not None:
+            payload["seed"] = sampling.seed
+        queued = time.monotonic()
+        self._stats.waiting += 1
+        try:
+            await self._limit.acquire()
+        finally:
+            self._stats.waiting -= 1
+        started = time.monotonic()
+        self._begin()
+        try:
+            body = await self._request("POST", "/completions", payload)
+            completion = completion_from_response(
+                body, len(prompt), self.policy_version, f"{self.base_url}/completions"
+            )
+        except EngineError:
+            self._stats.extra["failed_requests"] = self._stats.extra.get("failed_requests", 0.0) + 1
+            raise
+        finally:
+            self._end()
+            self._limit.release()
+        completion = dataclasses.replace(completion, queued_s=started - queued, generate_s=time.monotonic() - started)
+        self._stats.requests += 1
+        self._stats.prompt_tokens += completion.prompt_tokens
+        self._stats.generated_tokens += len(completion.token_ids)
+        return completion
+
+    def stats(self) -> EngineStats:
+        s = self._stats
+        busy = s.busy_s + (time.monotonic() - self._busy_since if self._busy_since is not None else 0.0)
+        return EngineStats(
+            busy_s=busy,
+            requests=s.requests,
+            prompt_tokens=s.prompt_tokens,
+            generated_tokens=s.generated_tokens,
+            peak_batch=s.peak_batch,
+            waiting=s.waiting,
+            running=s.running,
+            extra=dict(s.extra),
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    # --- HTTP -----------------------------------------------------------------------------------
+
+    async def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        url = self.base_url + path
+        if self._session is None or self._session.closed:
+            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self.max_concurrency),  # aiohttp's default is 100
+                headers=headers,
+                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+            )
+        try:
+            async with self._session.request(method, url, json=payload) as response:
+                text = await response.text()
+                status = response.status
+        except TimeoutError as e:
+            raise EngineError(
+                f"{method} {url} got no answer within {self.timeout_s:g} s",
+                fix="check that the server is running and not overloaded, or raise timeout_s",
+            ) from e
+        except aiohttp.ClientError as e:
+            raise EngineError(
+                f"{method} {url} failed: {type(e).__name__}: {e}",
+                fix="start the server (`ptrain serve`, or vLLM's `vllm serve`) or check the base URL",
+            ) from e
+        if status >= 400:
+            raise EngineError(f"{method} {url} answered HTTP {status}: {_error_message(text)}")
+        try:
+            body = json.loads(text)
+        except ValueError as e:
+            raise EngineError(f"{method} {url} answered with malformed JSON ({e}): {_clip(text)!r}") from e
+        if not isinstance(body, dict):
+            raise EngineError(f"{method} {url} answered with JSON that is not an object: {_clip(text)!r}")
+        return body
+
+    def _begin(self) -> None:
+        s = self._stats
+        if s.running == 0:
+            self._busy_since = time.monotonic()
+        s.running += 1
+        s.peak_batch = max(s.peak_batch, s.running)
+
+    def _end(self) -> None:
+        s = self._stats
+        s.running -= 1
+        if s.running == 0 and self._busy_since is not None:
+            s.busy_s += time.monotonic() - self._busy_since
+            self._busy_since = None
+
+
+def completion_from_response(body: dict[str, Any], prompt_tokens: int, policy_version: int, url: str) -> Completion:
+    """The first choice of a completions response as a Completion (its timings left at 0).
+
+    Token ids come from `choices[0].token_ids`, else from vLLM's `token_id:N` logprob tokens; the
+    policy version from `ptrain_policy_version` (the choice's, then the response's), else the one given."""
+    try:
+        choice = body["choices"][0]
+        logprobs = choice.get("logprobs") or {}
+        token_ids = choice.get("token_ids")
+        if token_ids is None:
+            token_ids = _ids_from_tokens(logprobs.get("tokens"))
+        if token_ids is None:
+            raise EngineError(
+                f"{url} gave back text but no token ids (neither choices[0].token_ids nor "
+                "'token_id:N' logprob tokens), and training needs the exact tokens sampled",
+                fix="use a server that honours return_token_ids or return_tokens_as_token_ids "
+                "(vLLM, or `ptrain serve`); text-mode episodes are not supported yet",
+            )
+        ids = tuple(_int(t) for t in token_ids)
+        values = logprobs.get("token_logprobs")
+        if not isinstance(values, list) or len(values) != len(ids) or any(v is None for v in values):
+            raise EngineError(
+                f"{url} gave {len(ids)} tokens but logprobs.token_logprobs {_clip(json.dumps(values))}; "
+                "training needs one logprob per token",
+                fix="use a server that returns completion logprobs (vLLM, or `ptrain serve`)",
+            )
+        lps = tuple(float(v) for v in values)
+        finish = choice.get("finish_reason")
+        version = choice.get("ptrain_policy_version", body.get("ptrain_policy_version", policy_version))
+        prompt = (body.get("usage") or {}).get("prompt_tokens", prompt_tokens)
+        completion = Completion(ids, lps, finish, int(version), int(prompt))
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        raise EngineError(f"{url} answered with an unexpected completion: {_clip(json.dumps(body))}") from e
+    if finish not in FINISH_REASONS:
+        raise EngineError(f"{url} finished a completion with {finish!r}, expected one of {FINISH_REASONS}")
+    return completion
+
+
+def _ids_from_tokens(tokens: Any) -> list[int] | None:
+    """Token ids from vLLM's `token_id:N` logprob tokens, or None if they are not in that form."""
+    if not isinstance(tokens, list) or not all(isinstance(t, str) and t.startswith(TOKEN_ID_PREFIX) for t in tokens):
+        return None
+    try:
+        return [int(t[len(TOKEN_ID_PREFIX) :]) for t in tokens]
+    except ValueError:
+        return None
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"token id {value!r} is not an integer")
+    return value
+
+
+def _error_message(text: str) -> str:
+    """The server's own message from an OpenAI-style error body, else the body itself."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return _clip(text.strip()) or "(empty body)"
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    return _clip(text.strip())
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,531 @@
+"""Any engine behind an OpenAI-compatible HTTP API, as vLLM serves one (`ptrain serve`).
+
+The same endpoints and fields as vLLM's OpenAI server, so the `openai` engine, vLLM clients and
+external agent harnesses can all use the policy being trained:
+
+    GET  /health                 200 while serving
+    GET  /v1/models              the served name and its max_model_len (the engine's context window)
+    POST /v1/completions         prompt as text or token ids; n samples generated concurrently; vLLM's
+                                 stop_token_ids, ignore_eos, return_token_ids, return_tokens_as_token_ids
+    POST /v1/chat/completions    messages (system/user/assistant/tool) and OpenAI `tools`, rendered in
+                                 ptrain's ChatML tool format; `<tool_call>` blocks in the reply come
+                                 back as OpenAI `tool_calls`
+    GET  /metrics                the engine's stats as JSON
+
+Every response carries `ptrain_policy_version`, the weights that sampled it. Logprobs are those of
+the sampled token only (`logprobs` 0 or 1). Stop strings work when each is one token (`<|im_end|>`).
+Features that would change what is sampled and cannot be honoured (longer stop strings, streaming,
+penalties, beam search) are refused with a 400 that says so, never ignored. A bad request gets an OpenAI-style `{"error": {"message", "type"}}` with status 400; an engine
+failure gets 503; nothing a client sends stops the server. A client that hangs up cancels its generation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import math
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from aiohttp import web
+
+from ptrain.engine.base import Completion, Engine, Sampling
+from ptrain.errors import ConfigError, EngineError
+from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.parse import OPEN, parse_tool_calls
+from ptrain.taskpack import Observation, ToolCall
+
+log = logging.getLogger("ptrain.serve")
+
+MAX_N = 64  # samples of one prompt per request
+MAX_CALLS = 64  # tool calls read from one reply (all are returned; the harness decides what to run)
+MAX_BODY_BYTES = 64 * 2**20
+MIN_LOGPROB = -9999.0  # JSON has no -inf; vLLM clamps the same way
+UNSUPPORTED = {  # request fields this server cannot honour, and the values that mean "not used"
+    "stream": (None, False),
+    "echo": (None, False),
+    "suffix": (None, ""),
+    "best_of": (None, 1),
+    "use_beam_search": (None, False),
+    "logit_bias": (None, {}),
+    "presence_penalty": (None, 0),
+    "frequency_penalty": (None, 0),
+    "repetition_penalty": (None, 1),
+    "top_k": (None, 0, -1),
+    "min_p": (None, 0),
+    "min_tokens": (None, 0),
+    "prompt_logprobs": (None,),
+    "response_format": (None, {"type": "text"}),
+}
+
+
+class BadRequest(Exception):
+    """What was wrong with a request; the client gets it with `status`."""
+
+    def __init__(self, message: str, status: int = 400, kind: str = "BadRequestError"):
+        super().__init__(message)
+        self.status, self.kind = status, kind
+
+
+@dataclass(frozen=True, eq=False)
+class Served:
+    engine: Engine
+    tokenizer: Any  # the model's Hugging Face tokenizer
+    name: str  # what clients pass as `model`
+    fmt: ChatFormat | None  # None when the model is not ChatML: /v1/chat/completions then says so
+    fmt_error: str = ""
+
+
+SERVED = web.AppKey("served", Served)
+
+
+def build_app(engine: Engine, tokenizer: Any, served_name: str | None = None) -> web.Application:
+    try:
+        fmt, fmt_error = ChatFormat(tokenizer), ""
+    except ConfigError as e:
+        fmt, fmt_error = None, str(e)
+    app = web.Application(middlewares=[_errors], client_max_size=MAX_BODY_BYTES)
+    app[SERVED] = Served(engine, tokenizer, served_name or engine.model, fmt, fmt_error)
+    app.router.add_get("/health", health)
+    app.router.add_get("/v1/models", models)
+    app.router.add_post("/v1/completions", completions)
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_get("/metrics", metrics)
+    return app
+
+
+async def serve(
+    engine: Engine,
+    tokenizer: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    served_name: str | None = None,
+    stop: asyncio.Event | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve until `stop` is set (forever without one); `on_ready` gets the base URL once listening."""
+    runner = web.AppRunner(
+        build_app(engine, tokenizer, served_name), access_log=None, shutdown_timeout=5.0, handler_cancellation=True
+    )
+    await runner.setup()
+    try:
+        try:
+            await web.TCPSite(runner, host, port).start()
+        except OSError as e:
+            raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}", fix="choose another --port") from e
+        bound = runner.addresses[0][1] if runner.addresses else port
+        if on_ready is not None:
+            on_ready(f"http://{f'[{host}]' if ':' in host else host}:{bound}/v1")
+        await (stop or asyncio.Event()).wait()
+    finally:
+        await runner.cleanup()
+
+
+# --- endpoints --------------------------------------------------------------------------------
+
+
+async def health(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def models(request: web.Request) -> web.Response:
+    served = request.app[SERVED]
+    card = {
+        "id": served.name,
+        "object": "model",
+        "created": int(time.time()),
+        "owned_by": "ptrain",
+        "root": served.engine.model,
+        "max_model_len": served.engine.context_window,
+    }
+    return web.json_response({"object": "list", "data": [card]})
+
+
+async def metrics(request: web.Request) -> web.Response:
+    engine = request.app[SERVED].engine
+    return web.json_response({**asdict(engine.stats()), "policy_version": engine.policy_version})
+
+
+async def completions(request: web.Request) -> web.Response:
+    served = request.app[SERVED]
+    body = await _body(request, served)
+    prompt_ids = _prompt_ids(served, body.get("prompt"), _bool(body, "add_special_tokens", True))
+    stop = _stop_ids(served, body)
+    logprobs = _int(body, "logprobs", None, 0, 1, why="only the sampled token's logprob is available")
+    done = await _sample(served, prompt_ids, body, _int(body, "max_tokens", 16, 1), stop)
+    skip_special = _bool(body, "skip_special_tokens", True)
+    with_stop = _bool(body, "include_stop_str_in_output", False)
+    as_ids, with_ids = _bool(body, "return_tokens_as_token_ids", False), _bool(body, "return_token_ids", False)
+    choices = []
+    for i, c in enumerate(done):
+        stopped = c.finish_reason == "stop" and bool(c.token_ids) and c.token_ids[-1] in stop
+        text_ids = c.token_ids[:-1] if stopped and not with_stop else c.token_ids
+        choice = {
+            "index": i,
+            "text": _decode(served.tokenizer, text_ids, skip_special),
+            "logprobs": None if logprobs is None else _completion_logprobs(served.tokenizer, c, as_ids),
+            "finish_reason": c.finish_reason,
+            "stop_reason": c.token_ids[-1] if stopped else None,
+            "ptrain_policy_version": c.policy_version,
+        }
+        if with_ids:
+            choice |= {"token_ids": list(c.token_ids), "prompt_token_ids": prompt_ids}
+        choices.append(choice)
+    return web.json_response(_response("cmpl", "text_completion", served, done, len(prompt_ids), choices))
+
+
+async def chat_completions(request: web.Request) -> web.Response:
+    served = request.app[SERVED]
+    body = await _body(request, served)
+    if served.fmt is None:
+        raise BadRequest(f"this model cannot chat: {served.fmt_error}", status=501, kind="NotImplementedError")
+    fmt = served.fmt
+    tool_choice = body.get("tool_choice", "auto")
+    if tool_choice not in ("auto", "none", None):
+        raise BadRequest(f"tool_choice {tool_choice!r} is not supported (no guided decoding); use 'auto' or 'none'")
+    _int(body, "top_logprobs", None, 0, 0, why="only the sampled token's logprob is available")
+    tools = _tool_schemas(body.get("tools"))
+    prompt_ids = chat_prompt_ids(fmt, body.get("messages"), tools)
+    stop = {*fmt.stop_token_ids, *_stop_ids(served, body)}
+    max_tokens = _int(body, "max_completion_tokens", None, 1)
+    max_tokens = _int(body, "max_tokens", None, 1) if max_tokens is None else max_tokens
+    done = await _sample(served, prompt_ids, body, max_tokens, stop)
+    logprobs, with_ids = _bool(body, "logprobs", False), _bool(body, "return_token_ids", False)
+    choices = []
+    for i, c in enumerate(done):
+        ids = c.token_ids[:-1] if c.finish_reason == "stop" and c.token_ids and c.token_ids[-1] in stop else c.token_ids
+        message = assistant_message(fmt.render_text(ids), parse_tools=bool(tools) and tool_choice != "none")
+        choice = {
+            "index": i,
+            "message": message,
+            "logprobs": _chat_logprobs(served.tokenizer, c) if logprobs else None,
+            "finish_reason": "tool_calls" if message["tool_calls"] else c.finish_reason,
+            "ptrain_policy_version": c.policy_version,
+        }
+        if with_ids:
+            choice["token_ids"] = list(c.token_ids)
+        choices.append(choice)
+    response = _response("chatcmpl", "chat.completion", served, done, len(prompt_ids), choices)
+    if with_ids:
+        response["prompt_token_ids"] = prompt_ids
+    return web.json_response(response)
+
+
+# --- chat: messages in ptrain's format, replies as OpenAI messages -----------------------------
+
+
+def chat_prompt_ids(fmt: ChatFormat, messages: Any, tools: Sequence[dict[str, Any]]) -> list[int]:
+    """OpenAI messages as ChatML ids, laid out exactly as ChatFormat lays out an episode.
+
+    The tools go into the (first) system message as ChatFormat writes them. An assistant's text, with
+    its `tool_calls` written back as `<tool_call>` blocks, follows the generation prompt as a
+    completion does, tokenized on its own. Consecutive tool messages become one tool message of
+    `<tool_response>` blocks, as ChatFormat.tool_result_ids makes them."""
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("`messages` must be a non-empty list of {role, content} objects")
+    turns = [_turn(fmt, i, m) for i, m in enumerate(messages)]
+    if turns[0][0] == "system" or tools:
+        system = turns.pop(0)[1] if turns[0][0] == "system" else ""
+        turns.insert(0, ("system", fmt.system_text(system, tools).lstrip()))
+    merged: list[tuple[str, list[str]]] = []
+    for role, text in turns:
+        if role == "tool" and merged and merged[-1][0] == "tool":
+            merged[-1][1].append(text)
+        else:
+            merged.append((role, [text]))
+    ids: list[int] = []
+    newline = fmt.encode("\n")
+    for role, texts in merged:
+        if role == "assistant":
+            ids += fmt.generation_prompt_ids() + fmt.encode(texts[0]) + [fmt.end_id] + newline
+            continue
+        text = fmt.tool_text([Observation(t) for t in texts]) if role == "tool" else texts[0]
+        role = fmt.tool_role if role == "tool" else role
+        ids += [fmt.start_id, *fmt.encode(f"{role}\n{text}"), fmt.end_id, *newline]  # ChatFormat's message
+    return ids + fmt.generation_prompt_ids()
+
+
+def _turn(fmt: ChatFormat, i: int, message: Any) -> tuple[str, str]:
+    where = f"messages[{i}]"
+    if not isinstance(message, dict):
+        raise BadRequest(f"{where} must be an object with `role` and `content`")
+    role = {"developer": "system"}.get(message.get("role"), message.get("role"))
+    if role not in ("system", "user", "assistant", "tool"):
+        raise BadRequest(f"{where} has role {message.get('role')!r}; expected system, user, assistant or tool")
+    text = _content(message.get("content"), where)
+    calls = message.get("tool_calls") or []
+    if calls and role != "assistant":
+        raise BadRequest(f"{where} has tool_calls, which only an assistant message may have")
+    if calls:
+        text = fmt.assistant_text([_call(c, f"{where}.tool_calls[{j}]") for j, c in enumerate(calls)], thought=text)
+    return role, text
+
+
+def _content(content: Any, where: str) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in content):
+        return "".join(str(p.get("text", "")) for p in content)
+    raise BadRequest(f"{where}.content must be a string or a list of text parts; this server reads only text")
+
+
+def _call(call: Any, where: str) -> ToolCall:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise BadRequest(f"{where} must be {{'type': 'function', 'function': {{'name': ..., 'arguments': ...}}}}")
+    arguments = function.get("arguments") or "{}"
+    try:
+        arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError as e:
+        raise BadRequest(f"{where}.function.arguments is not JSON: {e}") from e
+    if not isinstance(arguments, dict):
+        raise BadRequest(f"{where}.function.arguments must be a JSON object")
+    return ToolCall(function["name"], arguments, str(call.get("id", "")))
+
+
+def _tool_schemas(tools: Any) -> list[dict[str, Any]]:
+    if tools is None:
+        return []
+    ok = isinstance(tools, list) and all(
+        isinstance(t, dict) and isinstance(t.get("function"), dict) and isinstance(t["function"].get("name"), str)
+        for t in tools
+    )
+    if not ok:
+        raise BadRequest("`tools` must be a list of {'type': 'function', 'function': {'name', 'description', ...}}")
+    return [t["function"] for t in tools]
+
+
+def assistant_message(text: str, parse_tools: bool = True) -> dict[str, Any]:
+    """A reply's text as an OpenAI assistant message: Hermes `<tool_call>` blocks become `tool_calls`.
+
+    Calls that do not parse stay in `content`, and what was wrong with them is in
+    `ptrain_tool_call_errors`, so a harness can tell the model."""
+    message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": []}
+    if not parse_tools or OPEN not in text:
+        return message
+    turn = parse_tool_calls(text, "hermes", max_calls=MAX_CALLS)
+    if turn.errors:
+        message["ptrain_tool_call_errors"] = turn.errors
+    if turn.calls:
+        message["content"] = turn.text or None
+        message["tool_calls"] = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:24]}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments), ensure_ascii=False)},
+            }
+            for c in turn.calls
+        ]
+    return message
+
+
+# --- sampling ---------------------------------------------------------------------------------
+
+
+async def _sample(
+    served: Served, prompt_ids: list[int], body: dict[str, Any], max_tokens: int | None, stop: set[int]
+) -> list[Completion]:
+    """n samples of one prompt, generated concurrently (seeded `seed`, `seed + 1`, ... when seeded)."""
+    window = served.engine.context_window
+    room = window - len(prompt_ids)
+    if room < 1:
+        raise BadRequest(
+            f"the prompt has {len(prompt_ids)} tokens, and this model's maximum context length is {window} "
+            "tokens (prompt and completion together); shorten the prompt"
+        )
+    if max_tokens is not None and max_tokens > room:
+        raise BadRequest(
+            f"max_tokens is {max_tokens}, but the prompt has {len(prompt_ids)} tokens and this model's maximum "
+            f"context length is {window}, which leaves {room}; lower max_tokens or shorten the prompt"
+        )
+    n = _int(body, "n", 1, 1, MAX_N)
+    seed = _int(body, "seed", None)
+    temperature = _number(body, "temperature", 1.0)
+    top_p = _number(body, "top_p", 1.0)
+    samplings = [
+        Sampling(max_tokens or room, temperature, top_p, tuple(sorted(stop)), None if seed is None else seed + i)
+        for i in range(n)
+    ]
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(served.engine.generate(prompt_ids, s)) for s in samplings]
+    except BaseExceptionGroup as group_error:
+        raise group_error.exceptions[0] from None
+    return [task.result() for task in tasks]
+
+
+def _response(
+    prefix: str, kind: str, served: Served, done: list[Completion], prompt_tokens: int, choices: list[dict[str, Any]]
+) -> dict[str, Any]:
+    generated = sum(len(c.token_ids) for c in done)
+    return {
+        "id": f"{prefix}-{uuid.uuid4().hex}",
+        "object": kind,
+        "created": int(time.time()),
+        "model": served.name,
+        "choices": choices,
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": generated,
+            "total_tokens": prompt_tokens + generated,
+        },
+        "ptrain_policy_version": min(c.policy_version for c in done),
+    }
+
+
+def _completion_logprobs(tokenizer: Any, c: Completion, as_ids: bool) -> dict[str, Any]:
+    pieces = _pieces(tokenizer, c.token_ids)
+    tokens = [f"token_id:{t}" for t in c.token_ids] if as_ids else pieces
+    values = [max(lp, MIN_LOGPROB) for lp in c.logprobs]
+    offsets = list(itertools.accumulate((len(p) for p in pieces[:-1]), initial=0)) if pieces else []
+    return {
+        "text_offset": offsets,
+        "token_logprobs": values,
+        "tokens": tokens,
+        "top_logprobs": [{token: value} for token, value in zip(tokens, values, strict=True)],
+    }
+
+
+def _chat_logprobs(tokenizer: Any, c: Completion) -> dict[str, Any]:
+    entries = []
+    for piece, lp in zip(_pieces(tokenizer, c.token_ids), c.logprobs, strict=True):
+        value = max(lp, MIN_LOGPROB)
+        entries.append({"token": piece, "logprob": value, "bytes": list(piece.encode()), "top_logprobs": []})
+    return {"content": entries}
+
+
+def _pieces(tokenizer: Any, ids: Sequence[int]) -> list[str]:
+    return tokenizer.batch_decode([[i] for i in ids], skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
+
+def _decode(tokenizer: Any, ids: Sequence[int], skip_special: bool) -> str:
+    return tokenizer.decode(list(ids), skip_special_tokens=skip_special, clean_up_tokenization_spaces=False)
+
+
+# --- request fields ---------------------------------------------------------------------------
+
+
+async def _body(request: web.Request, served: Served) -> dict[str, Any]:
+    try:
+        body = json.loads(await request.read())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadRequest(f"the request body is not valid JSON: {e}") from e
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    model = body.get("model")
+    if model is not None and model not in (served.name, served.engine.model):
+        raise BadRequest(
+            f"the model {model!r} does not exist; this server serves {served.name!r}", 404, "NotFoundError"
+        )
+    for name, unused in UNSUPPORTED.items():
+        if body.get(name) not in unused:
+            raise BadRequest(f"{name}={json.dumps(body[name])} is not supported by this server; leave it out")
+    return body
+
+
+def _prompt_ids(served: Served, prompt: Any, add_special_tokens: bool) -> list[int]:
+    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str | list):
+        prompt = prompt[0]  # a batch of one
+    if isinstance(prompt, str) and prompt:
+        return list(served.tokenizer(prompt, add_special_tokens=add_special_tokens).input_ids)
+    vocab = len(served.tokenizer)
+    if isinstance(prompt, list) and prompt and all(type(t) is int and 0 <= t < vocab for t in prompt):
+        return prompt
+    raise BadRequest(
+        f"`prompt` must be a non-empty string or a non-empty list of token ids in [0, {vocab}), one prompt per "
+        "request (use n for several samples of it)"
+    )
+
+
+def _int(
+    body: dict[str, Any], name: str, default: int | None, lo: int | None = None, hi: int | None = None, why: str = ""
+) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return default
+    if type(value) is not int or (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = f" from {lo}" if lo is not None else ""
+        bounds += f" to {hi}" if hi is not None else ""
+        raise BadRequest(f"`{name}` must be an integer{bounds}, got {json.dumps(value)}" + (f" ({why})" if why else ""))
+    return value
+
+
+def _number(body: dict[str, Any], name: str, default: float) -> float:
+    value = body.get(name)
+    if value is None:
+        return default
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise BadRequest(f"`{name}` must be a number, got {json.dumps(value)}")
+    return float(value)
+
+
+def _bool(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name)
+    if value is None:
+        return default
+    if type(value) is not bool:
+        raise BadRequest(f"`{name}` must be true or false, got {json.dumps(value)}")
+    return value
+
+
+def _stop_ids(served: Served, body: dict[str, Any]) -> set[int]:
+    """stop_token_ids, stop strings that are single tokens, and EOS unless ignore_eos (as vLLM does)."""
+    stop = set(_ints(body, "stop_token_ids"))
+    strings = body.get("stop") or []
+    strings = [strings] if isinstance(strings, str) else strings
+    if not isinstance(strings, list) or not all(isinstance(text, str) for text in strings):
+        raise BadRequest(f"`stop` must be a string or a list of strings, got {json.dumps(strings)}")
+    for text in strings:
+        ids = served.tokenizer(text, add_special_tokens=False).input_ids
+        if len(ids) != 1:
+            raise BadRequest(
+                f"stop string {text!r} is {len(ids)} tokens; this server stops only on single tokens",
+                kind="NotImplementedError",
+            )
+        stop.add(ids[0])
+    if not _bool(body, "ignore_eos", False) and served.tokenizer.eos_token_id is not None:
+        stop.add(served.tokenizer.eos_token_id)
+    return stop
+
+
+def _ints(body: dict[str, Any], name: str) -> list[int]:
+    value = body.get(name) or []
+    if not isinstance(value, list) or not all(type(t) is int and t >= 0 for t in value):
+        raise BadRequest(f"`{name}` must be a list of token ids, got {json.dumps(value)}")
+    return value
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def _error(status: int, message: str, kind: str) -> web.Response:
+    return web.json_response(
+        {"error": {"message": message, "type": kind, "param": None, "code": status}}, status=status
+    )
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Callable) -> web.StreamResponse:
+    """Every failure as an OpenAI-style error body; none of them stops the server."""
+    try:
+        return await handler(request)
+    except BadRequest as e:
+        return _error(e.status, str(e), e.kind)
+    except ConfigError as e:  # Sampling's own checks (temperature, top_p)
+        return _error(400, str(e), "BadRequestError")
+    except EngineError as e:
+        log.warning("engine failure on %s: %s", request.path, e)
+        return _error(503, f"the engine failed: {e}", "EngineError")
+    except web.HTTPException as e:
+        if e.status < 400:
+            raise
+        return _error(e.status, e.text or e.reason, type(e).__name__)
+    except Exception as e:
+        log.exception("internal error on %s", request.path)
+        return _error(500, f"internal error: {type(e).__name__}: {e}", "InternalServerError")
