@@ -21,7 +21,7 @@ import pytest
 
 from ptrain.engine.base import Sampling
 from ptrain.engine.openai import OpenAIEngine, completion_from_response
-from ptrain.engine.serve import assistant_message, chat_prompt_ids
+from ptrain.engine.chat_api import assistant_message, chat_prompt_ids
 from ptrain.errors import EngineError
 from ptrain.rollout.chat import ChatFormat
 from ptrain.taskpack import Observation, ToolCall

@@ -4,6 +4,7 @@ base.py    the Engine contract: Sampling in, Completion (token ids, logprobs, po
 hf.py      in-process transformers with continuous batching and KV-budget admission
 openai.py  any OpenAI-compatible completions server (vLLM, SGLang, `ptrain serve`)
 serve.py   `ptrain serve`: an engine as an OpenAI-compatible HTTP server
+chat_api.py  OpenAI chat messages to and from the chat format, for serve.py
 models.py  model names to checkpoint directories (the packaged default, converted once)
 """
 

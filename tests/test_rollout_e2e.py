@@ -1,0 +1,57 @@
+"""`ptrain rollout` end to end: the real default model, real sandboxes, a real store; killed with
+SIGKILL mid-run and run again, every (task, sample) ends up stored exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ptrain.sandbox import runtime
+from ptrain.store import Store
+
+pytestmark = [pytest.mark.slow, pytest.mark.podman]
+TASKS = ("text/count-lines", "files-shell/create-hello", "text/first-line")
+SAMPLES = 2
+
+
+def rollout_command(run, config):
+    ptrain = os.path.join(os.path.dirname(sys.executable), "ptrain")
+    return [ptrain, "rollout", str(run), "--config", str(config), "--task-ids", ",".join(TASKS),
+            "--samples", str(SAMPLES), "--concurrency", "2", "--max-turns", "2", "--max-new-tokens", "48"]  # fmt: skip
+
+
+def test_a_killed_rollout_run_again_stores_every_episode_exactly_once(tmp_path, podman_url, model_path):
+    config = tmp_path / "rollout.toml"
+    config.write_text("flush_every = 1\nflush_interval_s = 0.5\nverify_concurrency = 1\n")
+    run = tmp_path / "run"
+    command = rollout_command(run, config)
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and first.poll() is None:
+        if (run / "episodes").is_dir() and any((run / "episodes").glob("*.parquet")):
+            break
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    partial = Store(run).done()
+    assert 0 < len(partial) < len(TASKS) * SAMPLES, "the first run should be killed part way"
+    runtime.remove_leftovers(podman_url)  # the killed run's containers, as `ptrain doctor --clean` would
+
+    second = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "planned" in second.stdout
+    store = Store(run)
+    pairs = sorted((e.task_id, e.sample_index) for e in store.episodes())
+    assert pairs == sorted((t, i) for t in TASKS for i in range(SAMPLES))
+    episodes = list(store.episodes())
+    assert all(e.status in ("ok", "truncated") and e.model_tokens > 0 and e.model == "smollm2-135m" for e in episodes)
+    for e in episodes:  # behaviour logprobs on model tokens, none elsewhere
+        assert (e.logprobs[e.loss_mask] < 0).any() and not e.logprobs[~e.loss_mask].any()
+    assert set(store.latest_verdicts()) == {e.episode_id for e in episodes}  # the killed run's too
+    assert len(list(store.groups())) == len(TASKS)
+    assert list((run / "metrics").glob("rollout-*.jsonl"))
