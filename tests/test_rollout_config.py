@@ -1,0 +1,46 @@
+"""The rollout config: defaults, then a TOML file, then flags; unknown keys and wrong types are errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptrain.errors import ConfigError
+from ptrain.rollout.config import RolloutConfig, load_config
+
+
+def test_flags_override_the_file_and_the_file_overrides_the_defaults(tmp_path):
+    path = tmp_path / "rollout.toml"
+    path.write_text('samples = 8\nconcurrency = 3\ntask_ids = ["a", "b"]\ntemperature = 1\n')
+    config = load_config(path, concurrency=5, mode=None)
+    assert (config.samples, config.concurrency, config.task_ids, config.mode) == (8, 5, ("a", "b"), "async")
+    assert config.temperature == 1.0 and isinstance(config.temperature, float)
+
+
+def test_an_unknown_key_is_an_error_that_lists_the_known_ones(tmp_path):
+    path = tmp_path / "rollout.toml"
+    path.write_text("sampels = 8\n")
+    with pytest.raises(ConfigError, match="unknown rollout config keys: sampels") as error:
+        load_config(path)
+    assert "samples" in error.value.fix
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('samples = "8"', "samples must be int"),
+        ("verify = 1", "verify must be bool"),
+        ('mode = "fast"', "mode 'fast' is not one of"),
+        ('engine = "openai"', "needs base_url"),
+        ("concurrency = 0", "concurrency must be at least 1"),
+        ("samples = [", "cannot read rollout config"),
+    ],
+)
+def test_bad_values_are_named(tmp_path, text, match):
+    path = tmp_path / "rollout.toml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=match):
+        load_config(path)
+
+
+def test_the_defaults_are_a_valid_config():
+    assert load_config() == RolloutConfig()
