@@ -1,4 +1,4 @@
-"""The in-process engine on the real small model: continuous batching, sampling, admission, failures."""
+"""The in-process engine on the real small model: continuous batching, sampling, admission, failures, prefix caching."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from ptrain.engine.base import Engine, Sampling
-from ptrain.engine.hf import HFEngine, kv_peak
+from ptrain.engine.hf import HFEngine, PrefixCache, PrefixEntry, common_prefix, kv_peak, prefill_groups
+from ptrain.engine.sampling import top_p_filter
 from ptrain.errors import EngineError
 
 GREEDY = Sampling(max_new_tokens=16, temperature=0)
@@ -19,6 +20,12 @@ QUESTIONS = [
     "Explain how a compiler turns source code into machine code, step by step, with an example in C.",
     "How do I reverse a list in Python?",
 ]
+SYSTEM = (
+    "You are a coding agent in a Linux sandbox. Run shell commands with the bash tool, read files before you "
+    "change them, and keep every change as small as the task allows. When the tests pass, say DONE on a line of "
+    "its own. Never delete files you did not create, never use the network, and explain each command in one "
+    "short sentence before you run it. If a command fails, read its error output and try a different approach."
+)
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +56,32 @@ def greedy(model, prompts) -> list[list[int]]:
             )[0, len(p) :].tolist()
             for p in prompts
         ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tokenizer(model_path):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(model_path)
+
+
+def chat(tokenizer, question: str, system: str = SYSTEM) -> list[int]:
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": question}]
+    return tokenizer.apply_chat_template(messages, add_generation_prompt=True)["input_ids"]
+
+
+def reference(model, prompt: list[int], max_new_tokens: int) -> list[int]:
+    """Greedy `model.generate` with no cache shared between calls."""
+    with torch.inference_mode():
+        mask = torch.ones(1, len(prompt), dtype=torch.long)
+        out = model.generate(
+            torch.tensor([prompt]),
+            attention_mask=mask,
+            do_sample=False,
+            max_new_tokens=max_new_tokens,
+            eos_token_id=None,
+        )
+        return out[0, len(prompt) :].tolist()
 
 
 @pytest.fixture
@@ -180,6 +213,7 @@ async def test_cancelling_one_request_drops_it_and_leaves_the_others_alone(engin
     assert tasks[1].cancelled()
     assert engine.stats().generated_tokens < 3 * 16  # the cancelled row stopped decoding
     assert (engine.stats().running, engine.stats().waiting) == (0, 0)
+    assert engine.stats().extra["prefix_entries"] == 3  # the cancelled row's KV is kept too
 
 
 async def test_closing_fails_what_is_running_and_waiting_and_refuses_more(model, prompts):
@@ -221,3 +255,116 @@ async def test_a_weight_update_between_steps_bumps_the_version_of_new_sequences(
     later = await engine.generate(prompts[1], Sampling(max_new_tokens=4, temperature=0))
     assert ((await running).policy_version, later.policy_version) == (0, 1)
     assert list((await running).token_ids) == greedy[0]
+    assert engine.stats().extra["prefix_entries"] == 1  # not the one the old weights started
+
+
+def test_the_prefix_cache_drops_what_a_newer_entry_extends_and_evicts_the_least_recently_used():
+    def entry(ids: list[int]) -> PrefixEntry:
+        return PrefixEntry(ids, [(torch.zeros(1, 1, len(ids), 2), torch.zeros(1, 1, len(ids), 2))], epoch=0)
+
+    cache = PrefixCache(max_entries=3)
+    turn1, turn2, other = entry(list(range(20))), entry(list(range(30))), entry([*range(10), 99, 98])
+    for e in (turn1, other, turn2):
+        cache.store(e, limit=1000)
+    assert cache.entries == [other, turn2] and cache.tokens == 42  # turn 2 extends turn 1
+    cache.store(entry(list(range(25))), limit=1000)  # turn 2 holds it all already
+    assert cache.entries == [other, turn2]
+    assert cache.match([*range(10), 99, 5]) == (other, 11) and cache.match([7, 7]) == (None, 0)
+    assert not cache.make_room(10, keep=[turn2])  # what must stay is over the limit: nothing goes
+    assert cache.make_room(30, keep=[turn2]) and cache.entries == [turn2]
+    cache.store(entry([5] * 40), limit=50)  # does not fit beside turn 2: the older one goes
+    assert [len(e.ids) for e in cache.entries] == [40]
+    cache.store(entry([6] * 60), limit=50)  # could never fit: skipped
+    assert [len(e.ids) for e in cache.entries] == [40]
+
+
+def test_the_helpers_find_common_prefixes_and_group_similar_prefills():
+    assert [common_prefix([1, 2, 3], b) for b in ([1, 2, 3, 4], [1, 2, 4], [2], [])] == [3, 2, 0, 0]
+    assert common_prefix(list(range(1000)), [*range(777), 0]) == 777
+    assert prefill_groups([10, 600, 15, 700, 400]) == [[3, 1, 4], [2, 0]]  # longest first, within 2x
+    assert torch.equal(top_p_filter(torch.tensor([0.5, 0.3, 0.2]), 0.7), torch.tensor([0.5, 0.3, 0.0]))
+
+
+async def test_multi_turn_episodes_reuse_their_past_turns_and_match_the_uncached_engine(model, tokenizer):
+    async def episode(engine: HFEngine, question: str) -> list:
+        ids, done = chat(tokenizer, question), []
+        for turn in range(3):
+            done.append(await engine.generate(ids, Sampling(max_new_tokens=10, temperature=0)))
+            tool = f"<|im_end|>\n<|im_start|>tool\nexit code {turn}: 3 files changed<|im_end|>\n<|im_start|>assistant\n"
+            ids = ids + list(done[-1].token_ids) + tokenizer(tool)["input_ids"]
+        return done
+
+    results, stats = [], []
+    for prefix_cache in (True, False):
+        engine = HFEngine(model, prefix_cache=prefix_cache)
+        try:
+            results.append(await asyncio.gather(*(episode(engine, q) for q in QUESTIONS[2:])))
+            stats.append(engine.stats())
+        finally:
+            await engine.close()
+    cached, uncached = results
+    for a, b in zip(sum(cached, []), sum(uncached, []), strict=True):
+        assert a.token_ids == b.token_ids
+        assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4)
+    on, off = (s.extra for s in stats)
+    assert stats[0].prompt_tokens == stats[1].prompt_tokens == on["prefix_hit_tokens"] + on["prefill_tokens"]
+    assert (off["prefix_hit_tokens"], off["prefill_tokens"]) == (0, stats[1].prompt_tokens)
+    assert on["prefill_tokens"] < off["prefill_tokens"] / 2
+    assert on["prefix_entries"] == 2  # each episode's last turn; the earlier ones are its prefixes
+
+
+async def test_prompts_sharing_a_system_prompt_reuse_it_one_after_another_and_when_admitted_together(
+    engine, model, tokenizer
+):
+    prompts = [chat(tokenizer, q) for q in QUESTIONS]
+    shared = common_prefix(prompts[0], prompts[1])
+    assert shared > 100  # the system prompt
+    await engine.generate(prompts[0], Sampling(max_new_tokens=4, temperature=0))
+    second = await engine.generate(prompts[1], Sampling(max_new_tokens=4, temperature=0))
+    assert engine.stats().extra["prefix_hit_tokens"] == shared
+    assert list(second.token_ids) == reference(model, prompts[1], 4)
+
+    with engine.paused():  # holds them back so that they are admitted in one step (and clears the cache)
+        tasks = [
+            asyncio.create_task(engine.generate(p, Sampling(max_new_tokens=4, temperature=0))) for p in prompts[2:]
+        ]
+        await until(lambda: engine.stats().waiting == 2)
+    together = await asyncio.gather(*tasks)
+    assert engine.stats().extra["prefix_hit_tokens"] == shared + common_prefix(prompts[2], prompts[3])
+    assert [list(c.token_ids) for c in together] == [reference(model, p, 4) for p in prompts[2:]]
+
+
+async def test_a_weight_update_clears_the_prefix_cache_so_new_weights_compute_every_token(model, tokenizer):
+    weight = model.model.layers[3].mlp.down_proj.weight
+    original = weight.detach().clone()
+    engine = HFEngine(model)
+    try:
+        prompt = chat(tokenizer, QUESTIONS[0])
+        first = await engine.generate(prompt, Sampling(max_new_tokens=6, temperature=0))
+        assert engine.stats().extra["prefix_entries"] == 1
+        await asyncio.to_thread(engine.update_weights, lambda m: weight.mul_(3.0), 1)
+        assert (engine.stats().extra["prefix_entries"], engine.stats().extra["prefix_cached_tokens"]) == (0, 0)
+        follow_up = prompt + list(first.token_ids) + tokenizer("<|im_end|>\n<|im_start|>user\nWhy?")["input_ids"]
+        after = await engine.generate(follow_up, Sampling(max_new_tokens=6, temperature=0))
+        assert engine.stats().extra["prefix_hit_tokens"] == 0
+        assert list(after.token_ids) == reference(model, follow_up, 6)
+        expected = full_forward_logprobs(model, follow_up, after.token_ids, temperature=1.0)
+        assert torch.allclose(torch.tensor(after.logprobs), expected, atol=1e-4)
+    finally:
+        await engine.close()
+        with torch.no_grad():
+            weight.copy_(original)
+
+
+async def test_a_tight_kv_budget_evicts_prefix_entries_and_requests_still_complete(model, prompts, greedy):
+    budget = len(prompts[2]) + len(prompts[3]) + 2 * 8
+    engine = HFEngine(model, kv_budget_tokens=budget)
+    try:
+        held = []
+        for prompt in [*prompts, prompts[0]]:
+            done = await engine.generate(prompt, Sampling(max_new_tokens=8, temperature=0))
+            assert list(done.token_ids) == greedy[prompts.index(prompt)][:8]
+            held.append(engine.stats().extra["prefix_cached_tokens"])
+        assert max(held) <= budget and engine.stats().extra["prefix_entries"] < 4
+    finally:
+        await engine.close()

@@ -20,11 +20,11 @@ back to them with `loop.call_soon_threadsafe`.
 Admission by KV budget. Right-aligned rows cost rows x width, the width being the longest row's
 cache, padding included. For the running rows plus the candidates the engine computes the worst
 future peak of rows x width if no row stops early (`kv_peak`), and admits a candidate only while that
-peak stays within `kv_budget_tokens`; so no mix of long episodes can run out of memory. (Merging
-copies the cache for a moment; the default budget, a quarter of free RAM or half of free GPU memory,
-leaves room for that; so does the prefill, which takes at most `PREFILL_TOKENS` padded prompt tokens
-a step.) A request whose own prompt + max_new_tokens exceeds the budget can never run and fails at
-once.
+peak plus the prefix cache's entries (below) stays within `kv_budget_tokens`; so no mix of long
+episodes can run out of memory. (Merging copies the cache for a moment; the default budget, a quarter
+of free RAM or half of free GPU memory, leaves room for that; so does the prefill, which feeds at most
+`PREFILL_TOKENS` padded tokens a step, not counting those the prefix cache holds.) A request whose own
+prompt + max_new_tokens exceeds the budget can never run and fails at once.
 
 Order: first come, first served, but a request that does not fit may be overtaken by later ones that
 do; once `max_overtakes` requests have passed it, nothing behind it is admitted until it fits (the
@@ -34,6 +34,34 @@ Policy version. `update_weights(fn, version)` (or `with engine.paused():`) runs 
 while no forward pass is in flight. A completion's `policy_version` is the version its first token was
 sampled with; a sequence running across an update goes on with the new weights (and the cache the old
 ones wrote), as in-flight updates do, and its logprobs are those it was actually sampled from.
+
+Prefix caching (as vLLM's and SGLang's automatic prefix caching; `prefix_cache=False` turns it off).
+An agent's next turn is its last prompt + completion + a tool result, and a taskpack's episodes share
+one system prompt, so most of a prompt was often run before. When a row leaves the batch (finished or
+cancelled) the engine keeps a copy of its KV for the tokens it fed (prompt + completion but the last
+token, which has no KV yet) as a `PrefixEntry`. Attention is causal, so an entry's first L columns are
+valid for any sequence that starts with the same L tokens: on admission a request takes the entry with
+the longest common prefix (if at least `min_prefix_reuse` tokens, and always leaving one token to feed
+for the logits) and only the rest of its prompt is prefilled, positions going on from there.
+
+  * Rows are prefilled in groups of similar new-token counts (`prefill_groups`). A group feeds every row
+    the same number of tokens, N, the most any row needs; a row that reuses more re-feeds the last few
+    of its cached tokens instead of padding (the same compute), so each row is [left pad][reused
+    prefix][fed tokens], contiguous and right-aligned like the rest of the batch, with positions from
+    the mask. Groups are merged into the batch as before.
+  * Requests admitted together that share a start no entry holds yet (a GRPO group, episodes starting
+    with one system prompt) do not all prefill it: the first is prefilled in a first round and the rest
+    in a second round reusing its KV.
+  * Entries count against `kv_budget_tokens`: a candidate is admitted only if the batch's peak plus the
+    entries it needs fit, evicting least recently used entries to make room; storing one evicts the
+    same way (or skips it). An entry that the new one extends (the previous turn of the same episode)
+    is dropped; one that extends the new one is kept instead. At most `prefix_cache_entries` are kept.
+  * KV written by old weights must not start a new sequence: every pause (`paused`, `update_weights`)
+    clears the entries and bumps an epoch, and a row prefilled before the last pause is not stored.
+
+`stats().extra` counts `prefix_hit_tokens` (prompt tokens whose KV was reused), `prefill_tokens` (the
+prompt tokens actually fed; the two add up to `prompt_tokens`), `prefix_entries` and
+`prefix_cached_tokens`.
 """
 
 from __future__ import annotations
@@ -56,11 +84,13 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
 from ptrain.engine.base import Completion, EngineStats, Sampling
+from ptrain.engine.sampling import sample
 from ptrain.errors import ConfigError, EngineError
 
 CPU_MEMORY_SHARE = 0.25  # of MemAvailable, for the default KV budget
 GPU_MEMORY_SHARE = 0.5  # of free device memory
-PREFILL_TOKENS = 8192  # most padded prompt tokens prefilled in one step (a longer prompt goes alone)
+PREFILL_TOKENS = 8192  # most padded tokens fed in one step's prefill (a longer prompt goes alone)
+SHARED_PREFILL = 2  # a prefill group's longest new part is at most this times its shortest
 
 log = logging.getLogger(__name__)
 
@@ -79,31 +109,32 @@ def kv_peak(rows: Sequence[tuple[int, int]]) -> int:
     return peak
 
 
-def sample(
-    logits: torch.Tensor, samplings: Sequence[Sampling], generators: Sequence[torch.Generator | None]
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """One token per row of `logits` [rows, vocab] and its logprob under logits / temperature.
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two id lists share (a binary search over slice comparisons, run in C)."""
+    low, high = 0, min(len(a), len(b))
+    if a[:high] == b[:high]:
+        return high
+    while high - low > 1:  # a[:low] == b[:low] and a[:high] != b[:high]
+        middle = (low + high) // 2
+        low, high = (middle, high) if a[:middle] == b[:middle] else (low, middle)
+    return low
 
-    Temperature 0 is greedy with the untempered logprob; top-p filters after the logprob is taken.
-    Each row draws from its own generator, so what else is in the batch does not change its sample.
+
+def prefill_groups(needs: Sequence[int]) -> list[list[int]]:
+    """Which prompts to prefill together, by the tokens each must feed: indices, longest first.
+
+    A group feeds every row as many tokens as its longest, so it takes rows needing at least
+    1 / SHARED_PREFILL of that, and at most PREFILL_TOKENS padded tokens (one row always fits).
     """
-    temperatures = torch.tensor([s.temperature or 1.0 for s in samplings], device=logits.device)
-    logprobs = torch.log_softmax(logits / temperatures[:, None], dim=-1)
-    tokens = logits.argmax(dim=-1)
-    for row, (s, generator) in enumerate(zip(samplings, generators, strict=True)):
-        if s.temperature > 0:
-            probs = logprobs[row].exp()
-            if s.top_p < 1:
-                probs = top_p_filter(probs, s.top_p)
-            tokens[row] = torch.multinomial(probs, 1, generator=generator)[0]
-    return tokens, logprobs.gather(1, tokens[:, None])[:, 0]
-
-
-def top_p_filter(probs: torch.Tensor, top_p: float) -> torch.Tensor:
-    """Zero the least likely tokens outside the smallest set whose mass reaches top_p."""
-    ordered, order = probs.sort(descending=True)
-    ordered[ordered.cumsum(0) - ordered >= top_p] = 0  # the mass before them already reached top_p
-    return torch.zeros_like(probs).scatter_(0, order, ordered)
+    groups: list[list[int]] = []
+    for index in sorted(range(len(needs)), key=lambda i: -needs[i]):
+        group = groups[-1] if groups else []
+        longest = needs[group[0]] if group else 0
+        if group and needs[index] * SHARED_PREFILL >= longest and (len(group) + 1) * longest <= PREFILL_TOKENS:
+            group.append(index)
+        else:
+            groups.append([index])
+    return groups
 
 
 def default_kv_budget_bytes(device: torch.device) -> int:
@@ -143,6 +174,9 @@ class _Request:
     tokens: list[int] = dataclasses.field(default_factory=list)
     logprobs: list[float] = dataclasses.field(default_factory=list)
     finish_reason: str | None = None
+    prefix: PrefixEntry | None = None  # the KV it reuses for its first `reuse` tokens
+    reuse: int = 0
+    epoch: int = 0  # the weights epoch it was prefilled in
 
     def settle(self, outcome: Completion | BaseException) -> None:
         with contextlib.suppress(RuntimeError):  # the caller's loop is closed: nobody is waiting
@@ -167,6 +201,80 @@ def _left_pad(x: torch.Tensor, width: int, dim: int) -> torch.Tensor:
     return torch.cat([x.new_zeros(shape), x], dim=dim)
 
 
+@dataclasses.dataclass(eq=False)
+class PrefixEntry:
+    """The KV a sequence left behind: `kv[layer]` is (keys, values), each [1, kv heads, len(ids), head dim]."""
+
+    ids: list[int]
+    kv: list[tuple[torch.Tensor, torch.Tensor]]
+    epoch: int  # the engine's weights epoch when it was written
+
+
+class PrefixCache:
+    """Finished sequences' KV for the requests that start the same way, least recently used first.
+
+    Not thread-safe: the engine changes it only while holding its lock.
+    """
+
+    def __init__(self, max_entries: int):
+        self.max_entries = max_entries
+        self.entries: list[PrefixEntry] = []  # least recently used first
+        self.tokens = 0
+
+    def match(self, ids: list[int]) -> tuple[PrefixEntry | None, int]:
+        """The entry sharing the longest start with `ids`, and how many tokens it shares (None, 0 if none)."""
+        best, longest = None, 0
+        for entry in self.entries:
+            if entry.ids[: longest + 1] == ids[: longest + 1]:  # else it cannot share more
+                shared = common_prefix(entry.ids, ids)
+                if shared > longest:
+                    best, longest = entry, shared
+        return best, longest
+
+    def touch(self, entry: PrefixEntry) -> None:
+        if entry in self.entries:
+            self.entries.remove(entry)
+            self.entries.append(entry)
+
+    def store(self, entry: PrefixEntry, limit: int) -> None:
+        """Keep `entry`, dropping the entries it extends, and hold at most `limit` tokens (else skip it)."""
+        if len(entry.ids) > limit:
+            return
+        for old in list(self.entries):
+            shared = common_prefix(old.ids, entry.ids)
+            if shared == len(entry.ids):  # old holds all of it already
+                self.touch(old)
+                return
+            if shared == len(old.ids):  # the new one extends old: the next turn of the same episode
+                self._drop(old)
+        self.make_room(limit - len(entry.ids))
+        while len(self.entries) >= self.max_entries:
+            self._drop(self.entries[0])
+        self.entries.append(entry)
+        self.tokens += len(entry.ids)
+
+    def make_room(self, limit: int, keep: Sequence[PrefixEntry | None] = ()) -> bool:
+        """Evict the least recently used entries but `keep` until at most `limit` tokens are held.
+
+        False, evicting nothing, when the kept entries alone hold more.
+        """
+        kept = [entry for entry in self.entries if any(entry is k for k in keep)]
+        if sum(len(entry.ids) for entry in kept) > limit:
+            return False
+        for entry in [entry for entry in self.entries if entry not in kept]:
+            if self.tokens <= limit:
+                break
+            self._drop(entry)
+        return True
+
+    def clear(self) -> None:
+        self.entries, self.tokens = [], 0
+
+    def _drop(self, entry: PrefixEntry) -> None:
+        self.entries.remove(entry)
+        self.tokens -= len(entry.ids)
+
+
 class HFEngine:
     """An `Engine` over a loaded transformers causal LM (or a peft model wrapping one).
 
@@ -188,6 +296,9 @@ class HFEngine:
         threads: int | None = None,
         seed: int | None = None,
         policy_version: int = 0,
+        prefix_cache: bool = True,
+        prefix_cache_entries: int = 256,
+        min_prefix_reuse: int = 16,
     ):
         base = module.get_base_model() if hasattr(module, "get_base_model") else module
         config = base.config.get_text_config()
@@ -197,12 +308,18 @@ class HFEngine:
             )
         if max_batch < 1 or max_overtakes < 0:
             raise ConfigError(f"max_batch {max_batch} must be >= 1 and max_overtakes {max_overtakes} >= 0")
+        if prefix_cache_entries < 1 or min_prefix_reuse < 1:
+            raise ConfigError(
+                f"prefix_cache_entries {prefix_cache_entries} and min_prefix_reuse {min_prefix_reuse} must be >= 1",
+                fix="turn the prefix cache off with prefix_cache=False instead",
+            )
         self.module = module.eval()
         self.model = name or str(getattr(base.config, "_name_or_path", "") or type(base).__name__)
         self.policy_version = policy_version
         self.context_window = int(config.max_position_embeddings)
         self.device = next(base.parameters()).device
         self.max_batch, self.max_overtakes = max_batch, max_overtakes
+        self.prefix_cache, self.min_prefix_reuse = prefix_cache, min_prefix_reuse
         self.kv_budget_tokens = kv_budget_tokens or default_kv_budget_bytes(self.device) // kv_bytes_per_token(
             config, base.dtype
         )
@@ -225,7 +342,9 @@ class HFEngine:
         self._mask = self._pos = self._next = torch.empty(0)
         self._closed, self._failure, self._pausers = False, EngineError("engine closed"), 0
         self._stats = EngineStats()
-        self._steps = 0
+        self._steps = self._hit_tokens = self._prefill_tokens = 0
+        self._prefix = PrefixCache(prefix_cache_entries)
+        self._epoch = 0  # bumped by every pause: the weights may have changed
         self._thread = threading.Thread(target=self._work, name="ptrain-hf-engine", daemon=True)
         self._thread.start()
 
@@ -291,13 +410,16 @@ class HFEngine:
     def paused(self) -> Iterator[torch.nn.Module]:
         """Hold the worker between two steps (after the one in flight) and yield the model.
 
-        Running sequences keep their cache and go on after it. Blocking: from an asyncio loop, run it in
+        Running sequences keep their cache and go on after it; the prefix cache is cleared. Blocking: from an asyncio loop, run it in
         a thread (`await asyncio.to_thread(engine.update_weights, fn, version)`).
         """
         with self._cond:
             self._pausers += 1
         try:
             with self._step_lock:
+                with self._cond:  # KV written by the old weights must not start new sequences
+                    self._prefix.clear()
+                    self._epoch += 1
                 yield self.module
         finally:
             with self._cond:
@@ -313,10 +435,18 @@ class HFEngine:
             self.policy_version = policy_version
 
     def stats(self) -> EngineStats:
-        """Counters since the start; `requests` and `prompt_tokens` count admitted requests."""
+        """Counters since the start; `requests` and `prompt_tokens` count admitted requests (see the module docstring for `extra`)."""
         with self._cond:
             held = len(self._rows) * (self._mask.shape[1] if self._rows else 0)
-            extra = {"kv_budget_tokens": self.kv_budget_tokens, "kv_held_tokens": held, "decode_steps": self._steps}
+            extra = {
+                "kv_budget_tokens": self.kv_budget_tokens,
+                "kv_held_tokens": held,
+                "decode_steps": self._steps,
+                "prefix_hit_tokens": self._hit_tokens,
+                "prefill_tokens": self._prefill_tokens,
+                "prefix_entries": len(self._prefix.entries),
+                "prefix_cached_tokens": self._prefix.tokens,
+            }
             return dataclasses.replace(
                 self._stats,
                 waiting=len(self._waiting),
@@ -363,6 +493,7 @@ class HFEngine:
                 self._closed = True
                 doomed = {id(r): r for r in [*self._waiting, *self._joining, *self._rows]}.values()
                 self._waiting.clear()
+                self._prefix.clear()
             for request in doomed:
                 request.settle(self._closed_error())
             self._rows, self._joining, self._cache = [], [], None
@@ -370,19 +501,29 @@ class HFEngine:
     def _admit(self) -> list[_Request]:
         """Pop the waiting requests that fit now (caller holds `_cond`); see the module docstring."""
         self._waiting = deque(r for r in self._waiting if not r.cancelled)
-        planned = [(len(r.token_ids) + len(r.tokens), r.max_new_tokens - len(r.tokens)) for r in self._rows]
+        planned = self._planned()
         chosen: list[_Request] = []
         passed: list[_Request] = []
         for request in self._waiting:
-            longest = max(len(r.token_ids) for r in [*chosen, request])
-            if len(self._rows) + len(chosen) >= self.max_batch or (
-                chosen and (len(chosen) + 1) * longest > PREFILL_TOKENS
-            ):
+            if len(self._rows) + len(chosen) >= self.max_batch:
                 break
             trial = [*planned, (len(request.token_ids), request.max_new_tokens)]
-            if kv_peak(trial) <= self.kv_budget_tokens:
+            peak = kv_peak(trial)
+            prefix, reuse = self._match(request.token_ids) if peak <= self.kv_budget_tokens else (None, 0)
+            longest = max([len(r.token_ids) - r.reuse for r in chosen] + [len(request.token_ids) - reuse])
+            if chosen and (len(chosen) + 1) * longest > PREFILL_TOKENS:
+                break
+            keep = [r.prefix for r in chosen]
+            room = self._prefix.make_room(self.kv_budget_tokens - peak, [*keep, prefix])
+            if not room and prefix is not None:  # its entry itself does not fit beside it: prefill it all
+                prefix, reuse = None, 0
+                room = self._prefix.make_room(self.kv_budget_tokens - peak, keep)
+            if room:
                 planned = trial
                 chosen.append(request)
+                request.prefix, request.reuse = prefix, reuse
+                if prefix is not None:
+                    self._prefix.touch(prefix)
                 for waiting in passed:
                     waiting.overtaken += 1
             elif request.overtaken >= self.max_overtakes:
@@ -394,6 +535,16 @@ class HFEngine:
         self._stats.requests += len(chosen)
         self._stats.prompt_tokens += sum(len(r.token_ids) for r in chosen)
         return chosen
+
+    def _match(self, ids: list[int]) -> tuple[PrefixEntry | None, int]:
+        """The entry to reuse and for how many tokens: at least `min_prefix_reuse`, leaving one to feed."""
+        prefix, shared = self._prefix.match(ids) if self.prefix_cache else (None, 0)
+        shared = min(shared, len(ids) - 1)
+        return (prefix, shared) if shared >= self.min_prefix_reuse else (None, 0)
+
+    def _planned(self) -> list[tuple[int, int]]:
+        """The running rows as `kv_peak` takes them: (tokens cached, tokens still to generate)."""
+        return [(len(r.token_ids) + len(r.tokens), r.max_new_tokens - len(r.tokens)) for r in self._rows]
 
     def _step(self) -> None:
         if self._joining:
@@ -417,31 +568,100 @@ class HFEngine:
         return out.logits[:, -1, :].float()
 
     def _prefill(self, requests: list[_Request]) -> None:
-        """Run the new prompts together, left-padded, sample their first tokens, merge them into the batch."""
+        """Run the new prompts (past what they reuse), sample their first tokens, merge them into the batch."""
         now = time.monotonic()
-        width = max(len(r.token_ids) for r in requests)
-        ids = torch.zeros((len(requests), width), dtype=torch.long)
-        mask = torch.zeros((len(requests), width), dtype=torch.long)
-        for row, request in enumerate(requests):
-            request.admitted_at, request.policy_version = now, self.policy_version
-            ids[row, width - len(request.token_ids) :] = torch.tensor(request.token_ids)
-            mask[row, width - len(request.token_ids) :] = 1
+        first: list[_Request] = []
+        later: list[tuple[_Request, _Request, int]] = []  # a request, the one before it that it starts like, how much
+        for request in requests:
+            request.admitted_at, request.policy_version, request.epoch = now, self.policy_version, self._epoch
+            if request.prefix is not None and request.prefix.epoch != self._epoch:  # a pause since admission
+                request.prefix, request.reuse = None, 0
+            leader, shared = self._leader(request, first)
+            if leader is not None:
+                later.append((request, leader, shared))
+            else:
+                first.append(request)
+        parts = self._prefill_groups(first)
+        if later:
+            where = {id(r): (cache, row, mask.shape[1]) for rows, cache, mask, _ in parts for row, r in enumerate(rows)}
+            for request, leader, shared in later:  # the leader's prompt KV, straight from its prefill
+                cache, row, end = where[id(leader)]
+                start = end - len(leader.token_ids)
+                kv = [
+                    (layer.keys[row : row + 1, :, start:end], layer.values[row : row + 1, :, start:end])
+                    for layer in cache.layers
+                ]
+                request.prefix, request.reuse = PrefixEntry(leader.token_ids, kv, self._epoch), shared
+            parts += self._prefill_groups([request for request, _, _ in later])
+        self._merge(parts)
+
+    def _leader(self, request: _Request, first: list[_Request]) -> tuple[_Request | None, int]:
+        """The request in `first` whose prompt would give `request` at least `min_prefix_reuse` more tokens."""
+        least = request.reuse + self.min_prefix_reuse
+        leader, longest = None, 0
+        for other in first if self.prefix_cache and least < len(request.token_ids) else ():
+            if other.token_ids[:least] == request.token_ids[:least]:
+                shared = min(common_prefix(other.token_ids, request.token_ids), len(request.token_ids) - 1)
+                if shared > longest:
+                    leader, longest = other, shared
+        return leader, longest
+
+    def _prefill_groups(
+        self, requests: list[_Request]
+    ) -> list[tuple[list[_Request], DynamicCache, torch.Tensor, torch.Tensor]]:
+        groups = prefill_groups([len(r.token_ids) - r.reuse for r in requests])
+        return [self._prefill_group([requests[i] for i in group]) for group in groups]
+
+    def _prefill_group(
+        self, requests: list[_Request]
+    ) -> tuple[list[_Request], DynamicCache, torch.Tensor, torch.Tensor]:
+        """One forward pass over rows [left pad][reused prefix][fed tokens]: (requests, cache, mask, first tokens)."""
+        fed = max(len(r.token_ids) - r.reuse for r in requests)  # a row that reuses more re-feeds, not pads
+        reused = [max(0, len(r.token_ids) - fed) for r in requests]
+        width = max(reused)
+        ids = torch.zeros((len(requests), fed), dtype=torch.long)
+        mask = torch.zeros((len(requests), width + fed), dtype=torch.long)
+        for row, (request, n) in enumerate(zip(requests, reused, strict=True)):
+            ids[row, fed - len(request.token_ids) + n :] = torch.tensor(request.token_ids[n:])
+            mask[row, width - n : width] = 1
+            mask[row, width + fed - len(request.token_ids) + n :] = 1
         ids, mask = ids.to(self.device), mask.to(self.device)
-        pos = (mask.cumsum(dim=1) - 1).clamp(min=0)
+        pos = (mask.cumsum(dim=1) - 1).clamp(min=0)[:, width:]
         cache = DynamicCache(config=self._config)
+        if width:
+            hits = [(row, r.prefix, n) for row, (r, n) in enumerate(zip(requests, reused, strict=True)) if n]
+            for index, layer in enumerate(cache.layers):
+                template = hits[0][1].kv[index][0]
+                keys = template.new_zeros((len(requests), template.shape[1], width, template.shape[3]))
+                values = torch.zeros_like(keys)
+                for row, prefix, n in hits:
+                    keys[row, :, width - n :] = prefix.kv[index][0][0, :, :n]
+                    values[row, :, width - n :] = prefix.kv[index][1][0, :, :n]
+                layer.update(keys, values)
         tokens = self._record(requests, self._forward(ids, mask, pos, cache, logits_to_keep=1))
-        if not self._rows:
-            self._cache, self._mask, self._pos, self._next = cache, mask, mask.sum(dim=1), tokens
-        else:
-            width = max(width, self._mask.shape[1])
-            for old, new in zip(self._cache.layers, cache.layers, strict=True):
-                old.keys = torch.cat([_left_pad(old.keys, width, -2), _left_pad(new.keys, width, -2)])
-                old.values = torch.cat([_left_pad(old.values, width, -2), _left_pad(new.values, width, -2)])
-            self._mask = torch.cat([_left_pad(self._mask, width, 1), _left_pad(mask, width, 1)])
-            self._pos = torch.cat([self._pos, mask.sum(dim=1)])
-            self._next = torch.cat([self._next, tokens])
+        for request in requests:
+            request.prefix = None  # the entry may be evicted now; its tensors go with it
         with self._cond:
-            self._rows = self._rows + requests
+            self._hit_tokens += sum(reused)
+            self._prefill_tokens += sum(len(r.token_ids) for r in requests) - sum(reused)
+        return requests, cache, mask, tokens
+
+    def _merge(self, parts: list[tuple[list[_Request], DynamicCache, torch.Tensor, torch.Tensor]]) -> None:
+        """Append prefilled rows to the batch: every part padded on the left to a common width, then concatenated."""
+        pieces = [(cache, mask, mask.sum(dim=1), tokens) for _, cache, mask, tokens in parts]
+        if self._rows:
+            pieces.insert(0, (self._cache, self._mask, self._pos, self._next))
+        caches, masks, positions, tokens = zip(*pieces, strict=True)
+        width = max(mask.shape[1] for mask in masks)
+        if len(pieces) > 1:
+            for index, layer in enumerate(caches[0].layers):
+                layer.keys = torch.cat([_left_pad(c.layers[index].keys, width, -2) for c in caches])
+                layer.values = torch.cat([_left_pad(c.layers[index].values, width, -2) for c in caches])
+        self._cache = caches[0]
+        self._mask = torch.cat([_left_pad(mask, width, 1) for mask in masks])
+        self._pos, self._next = torch.cat(positions), torch.cat(tokens)
+        with self._cond:
+            self._rows = self._rows + [r for requests, *_ in parts for r in requests]
             self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
 
     def _record(self, requests: list[_Request], logits: torch.Tensor) -> torch.Tensor:
@@ -464,6 +684,7 @@ class HFEngine:
         if len(keep) == len(self._rows):
             return
         gone = [r for r in self._rows if r.finish_reason and not r.cancelled]
+        entries = [self._entry(row, r) for row, r in enumerate(self._rows) if row not in keep]
         if keep:
             index = torch.tensor(keep, device=self.device)
             mask = self._mask.index_select(0, index)
@@ -475,6 +696,10 @@ class HFEngine:
         with self._cond:
             self._rows = [self._rows[row] for row in keep]
             self._cache = self._cache if keep else None
+            limit = self.kv_budget_tokens - kv_peak(self._planned())
+            for entry in entries:
+                if entry is not None:
+                    self._prefix.store(entry, limit)
         now = time.monotonic()
         for r in gone:
             r.settle(
@@ -488,3 +713,14 @@ class HFEngine:
                     generate_s=now - r.admitted_at,
                 )
             )
+
+    def _entry(self, row: int, request: _Request) -> PrefixEntry | None:
+        """A copy of the KV of a row that is leaving: its prompt and completion but the last token (no KV yet)."""
+        fed = len(request.token_ids) + len(request.tokens) - 1
+        if not self.prefix_cache or request.epoch != self._epoch or fed < self.min_prefix_reuse:
+            return None
+        kv = [
+            (layer.keys[row : row + 1, :, -fed:].clone(), layer.values[row : row + 1, :, -fed:].clone())
+            for layer in self._cache.layers
+        ]
+        return PrefixEntry((request.token_ids + request.tokens)[:fed], kv, request.epoch)
