@@ -9,8 +9,8 @@ that runs at all, so without this the tools would take no time and there would b
 overlap; the commands are the tasks' real work in real containers, and every generated token is the
 real model's.
 
-    peak      static-batch `model.generate` of the same prompts at the same batch size
-              (all rows generate --new-tokens; the engine's upper bound)
+    peak      static-batch `model.generate` of the same prompts at the same batch size, decode
+              only (every row generates --new-tokens; the prefill is measured apart and left out)
     async     the scheduler: `concurrency` episodes in flight, each alternating model and tools
     lockstep  the synchronous baseline: every episode generates, then every episode runs its tools
 
@@ -35,10 +35,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-COMMANDS = (
-    "cd /workspace/{p} && python3 -m pytest -q -x 2>&1 | tail -5",
-    "cd /workspace/{p} && grep -rn 'def ' --include=*.py {p} | head -20 && python3 -m pytest -q 2>&1 | tail -3",
-    "cd /workspace/{p} && git diff --stat && python3 -m compileall -q {p} && python3 -m pytest -q 2>&1 | tail -3",
+COMMANDS = (  # each runs the project's test suite a few times (checking for flaky failures), as agents do
+    "cd /workspace/{p} && for i in 1 2 3; do python3 -m pytest -q -x 2>&1 | tail -1; done",
+    "cd /workspace/{p} && grep -rln 'def ' --include=*.py {p} | head -3 && for i in 1 2 3; do python3 -m pytest -q 2>&1 | tail -1; done",
+    "cd /workspace/{p} && git diff --stat && python3 -m compileall -q {p} && for i in 1 2 3; do python3 -m pytest -q 2>&1 | tail -1; done",
 )
 
 
@@ -70,19 +70,23 @@ class ThoughtThenCommand:
 
 
 def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: int) -> float:
-    """Static-batch generate: every row produces exactly `new_tokens`."""
+    """Static-batch decode: `model.generate` of every row for exactly `new_tokens`, less the same call
+    for one token (the prompts' prefill), so the figure is the engine's decode rate at this batch size."""
     import torch
 
     width = max(map(len, prompts))
     ids = torch.tensor([[pad_id] * (width - len(p)) + p for p in prompts])
     mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
-    kwargs = dict(attention_mask=mask, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=True,
-                  pad_token_id=pad_id)  # fmt: skip
-    with torch.inference_mode():
-        model.generate(ids[:, :8], attention_mask=mask[:, :8], max_new_tokens=2, pad_token_id=pad_id)  # warm up
+
+    def timed(n: int) -> float:
         t0 = time.perf_counter()
-        model.generate(ids, **kwargs)
-        return len(prompts) * new_tokens / (time.perf_counter() - t0)
+        model.generate(ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n, do_sample=True,
+                       pad_token_id=pad_id)  # fmt: skip
+        return time.perf_counter() - t0
+
+    with torch.inference_mode():
+        timed(1)  # warm up
+        return len(prompts) * (new_tokens - 1) / (timed(new_tokens) - timed(1))
 
 
 async def one_placement(args) -> dict:
@@ -153,7 +157,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--turns", type=int, default=4)
-    parser.add_argument("--new-tokens", type=int, default=48)
+    parser.add_argument("--new-tokens", type=int, default=24)
     parser.add_argument("--placement", choices=("pinned", "shared", "both"), default="both")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -162,8 +166,9 @@ def main() -> None:
         return
     results = []
     for placement in ("pinned", "shared"):
-        argv = [sys.executable, __file__, *sys.argv[1:], "--placement", placement]
-        argv = [a for a in argv if a != "--json"]  # the children print; the parent writes
+        sizes = ["--tasks", args.tasks, "--samples", args.samples, "--concurrency", args.concurrency,
+                 "--turns", args.turns, "--new-tokens", args.new_tokens]  # fmt: skip
+        argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement]  # the children print
         out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
         results.append(json.loads(out.strip().splitlines()[-1]))
     for r in results:
