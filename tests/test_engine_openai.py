@@ -20,8 +20,8 @@ import aiohttp
 import pytest
 
 from ptrain.engine.base import Sampling
-from ptrain.engine.openai import OpenAIEngine, completion_from_response
 from ptrain.engine.chat_api import assistant_message, chat_prompt_ids
+from ptrain.engine.openai import OpenAIEngine, completion_from_response
 from ptrain.errors import EngineError
 from ptrain.rollout.chat import ChatFormat
 from ptrain.taskpack import Observation, ToolCall
