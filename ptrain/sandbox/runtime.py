@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import podman
+from podman.errors import NotFound
 
 from ptrain.errors import SandboxError
 
@@ -166,9 +167,13 @@ def leftover_containers(url: str) -> list:
 
 
 def remove_leftovers(url: str) -> list[str]:
+    """Remove the leftovers; one that is gone by the time we get to it (its removal was under way) is fine."""
     names = []
     for container in leftover_containers(url):
-        container.remove(force=True, v=True)
+        try:
+            container.remove(force=True, v=True)
+        except NotFound:
+            pass
         shutil.rmtree(socket_dir(container.name), ignore_errors=True)
         names.append(container.name)
     return names
