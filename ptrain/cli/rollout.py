@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import typer
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
@@ -100,7 +100,6 @@ async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
 async def _watch(scheduler: Rollout, metrics: MetricsFile, live: bool) -> None:
     """Redraw the progress twice a second; a snapshot to the metrics file every second."""
     last_tokens, last_time, last_line = scheduler.engine.stats().generated_tokens, time.monotonic(), 0.0
-    tokens_per_s = 0.0
     display = Live(console=console, refresh_per_second=4, transient=True) if live and console.is_terminal else None
     with display or contextlib.nullcontext():
         while True:
@@ -119,7 +118,7 @@ async def _watch(scheduler: Rollout, metrics: MetricsFile, live: bool) -> None:
                 console.print(progress_line(snapshot), highlight=False)
 
 
-def progress_view(s: dict) -> Group:
+def progress_view(s: dict) -> Table:
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_row("episodes", f"{s['finished']}/{s['planned']} done ({s['skipped']} already stored)",
                   "in flight", f"{s['in_generate']:.0f} at the engine, {s['in_tools']:.0f} in tools, "
@@ -132,7 +131,7 @@ def progress_view(s: dict) -> Group:
                   f"{reward:.3f}" if reward is not None else "-")  # fmt: skip
     table.add_row("errors", f"{s['statuses'].get('error', 0)} episodes, {s['infra_retries']} retries",
                   "tool wait", f"{s['tools_episode_s']:.0f} episode-s")  # fmt: skip
-    return Group(table)
+    return table
 
 
 def progress_line(s: dict) -> str:

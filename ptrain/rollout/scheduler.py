@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ptrain.engine.base import Engine, Sampling
-from ptrain.episode import Episode, StoredVerdict
+from ptrain.episode import Episode, StoredVerdict, StoreError
 from ptrain.errors import EngineError, SandboxError, VerifierError
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
@@ -243,7 +243,7 @@ class Rollout:
             )
         self.on_update(self)
         if artifact is not None and self.config.verify:
-            self._start_verification(episode.episode_id, work.task, artifact)
+            self._start_verification(episode.episode_id, work.task, lambda: artifact)
 
     async def _attempt(self, work: Work, barrier: Barrier | None, attempts: int) -> tuple[Episode, bytes | None]:
         task, c = work.task, self.config
@@ -356,7 +356,8 @@ class Rollout:
 
     # --- verification, overlapping with generation -------------------------------------------
 
-    def _start_verification(self, episode_id: str, task: Task, artifact: bytes) -> None:
+    def _start_verification(self, episode_id: str, task: Task, artifact: Callable[[], bytes]) -> None:
+        """Verify in the background; `artifact` is read only once a verification slot is free."""
         job = asyncio.create_task(self._verify(episode_id, task, artifact))
         self.verifications.add(job)
         job.add_done_callback(self.verifications.discard)
@@ -368,14 +369,14 @@ class Rollout:
         for episode_id, task_id, sha in zip(*(rows[n].to_pylist() for n in rows.column_names), strict=True):
             task = self.tasks_by_id.get(task_id)
             if sha and task and episode_id not in verdicts:
-                self._start_verification(episode_id, task, self.store.artifact(sha))
+                self._start_verification(episode_id, task, lambda sha=sha: self.store.artifact(sha))
 
-    async def _verify(self, episode_id: str, task: Task, artifact: bytes) -> None:
+    async def _verify(self, episode_id: str, task: Task, artifact: Callable[[], bytes]) -> None:
         async with self.verify_gate:
             try:
                 with self.meter.phase("verify"):
-                    verdict = await verify_artifact(self.taskpack, task, artifact, self.pools)
-            except (SandboxError, VerifierError) as e:
+                    verdict = await verify_artifact(self.taskpack, task, artifact(), self.pools)
+            except (SandboxError, VerifierError, StoreError) as e:  # StoreError: a damaged artifact
                 self.report.verify_errors += 1
                 self.report.errors.append(f"verify {task.id} ({episode_id[:8]}): {type(e).__name__}: {e}")
                 return
