@@ -140,19 +140,34 @@ def shell_processes(shell_pid: int) -> list[int]:
 
 
 def kill_tree(shell_pid: int) -> None:
-    """Stop then kill everything the shell started, repeating until nothing is left (fork bombs)."""
-    for _ in range(50):
-        pids = shell_processes(shell_pid)
-        if not pids:
-            return
-        for sig in (signal.SIGSTOP, signal.SIGKILL):
-            for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except OSError:
-                    pass
-        time.sleep(0.01)
-        reap()
+    """Kill everything the shell started, repeating until nothing is left (fork bombs).
+
+    The shell and its commands share one process group (no job control), and a group-wide SIGSTOP
+    is atomic with respect to fork(): the kernel restarts a fork that races it, so nothing in the
+    group can make a new process once it is sent. Processes that left the group (setsid, setpgid)
+    are stopped one by one in the loop, which repeats until a scan finds nothing."""
+    try:
+        os.killpg(shell_pid, signal.SIGSTOP)
+    except OSError:
+        pass
+    try:
+        for _ in range(200):
+            pids = shell_processes(shell_pid)
+            if not pids:
+                return
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in pids:
+                    try:
+                        os.kill(pid, sig)
+                    except OSError:
+                        pass
+            time.sleep(0.005)
+            reap()
+    finally:
+        try:
+            os.kill(shell_pid, signal.SIGCONT)
+        except OSError:
+            pass
 
 
 class Shell:
@@ -311,6 +326,7 @@ class Shell:
             if self.out in ready:
                 self._drain(output)
             if self.status in ready and nonce.encode() in os.read(self.status, 4096):
+                kill_tree(self.pid)  # anything that outlived the last pass
                 self._settle(output)
                 return "timed out; every process the command started was killed"
         self.restart(self.cwd())
