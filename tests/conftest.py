@@ -31,3 +31,10 @@ def model_path():
     from ptrain.engine.models import DEFAULT_MODEL, resolve_model
 
     return resolve_model(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="session")
+def tokenizer(model_path):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(model_path)

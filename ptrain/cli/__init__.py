@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ptrain.cli import doctor, images, models, rollout, sandbox, taskpacks, verify
 from ptrain.cli import serve as serve_cli
+from ptrain.cli import train as train_cli
 from ptrain.cli import store as store_cli
 from ptrain.errors import PtrainError
 
@@ -28,6 +29,7 @@ app = typer.Typer(
 app.command("doctor")(doctor.doctor)
 app.command("rollout")(rollout.rollout)
 app.command("serve")(serve_cli.serve)
+app.command("train")(train_cli.train)
 app.command("verify")(verify.verify)
 app.add_typer(images.app, name="images")
 app.add_typer(models.app, name="models")

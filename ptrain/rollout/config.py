@@ -82,33 +82,38 @@ class RolloutConfig:
 
 def load_config(path: Path | None = None, **overrides: Any) -> RolloutConfig:
     """Defaults, then the TOML file, then the overrides that are not None."""
+    return load_into(RolloutConfig, "rollout", path, **overrides)
+
+
+def load_into(cls: type, what: str, path: Path | None = None, **overrides: Any) -> Any:
+    """A stage's config dataclass from defaults, then the TOML file, then the overrides that are not None."""
     values: dict[str, Any] = {}
     if path is not None:
         try:
             values = tomllib.loads(Path(path).read_text())
         except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"cannot read rollout config {path}: {e}") from e
+            raise ConfigError(f"cannot read {what} config {path}: {e}") from e
     values.update({k: v for k, v in overrides.items() if v is not None})
-    known = {f.name for f in fields(RolloutConfig)}
+    known = {f.name for f in fields(cls)}
     unknown = sorted(set(values) - known)
     if unknown:
         raise ConfigError(
-            f"unknown rollout config keys: {', '.join(unknown)}", fix=f"known keys: {', '.join(sorted(known))}"
+            f"unknown {what} config keys: {', '.join(unknown)}", fix=f"known keys: {', '.join(sorted(known))}"
         )
-    hints = get_type_hints(RolloutConfig)
+    hints = get_type_hints(cls)
     for key, value in values.items():
-        values[key] = _coerce(key, value, hints[key])
-    return dataclasses.replace(RolloutConfig(), **values)
+        values[key] = _coerce(what, key, value, hints[key])
+    return dataclasses.replace(cls(), **values)
 
 
-def _coerce(key: str, value: Any, hint: Any) -> Any:
+def _coerce(what: str, key: str, value: Any, hint: Any) -> Any:
     """TOML values to the field's type, refusing what does not fit (a string for an int, say)."""
     text = str(hint)
     if "tuple" in text:
         if isinstance(value, str):
             value = [v for v in value.split(",") if v]
         if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"rollout config {key} must be a list of strings, got {value!r}")
+            raise ConfigError(f"{what} config {key} must be a list of strings, got {value!r}")
         return tuple(value)
     expected = bool if hint is bool else float if hint is float else int if "int" in text else str
     if value is None and "None" in text:
@@ -116,5 +121,5 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
     if expected is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-        raise ConfigError(f"rollout config {key} must be {expected.__name__}, got {value!r}")
+        raise ConfigError(f"{what} config {key} must be {expected.__name__}, got {value!r}")
     return value

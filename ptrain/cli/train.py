@@ -1,0 +1,113 @@
+"""`ptrain train RUN`: GRPO (or SFT) from the run's store; `ptrain train export RUN --out DIR`: a merged model.
+
+Several processes: `torchrun --nproc_per_node N $(which ptrain) train RUN ...` (gloo on CPU, NCCL on
+GPUs). Stopped or killed, the same command resumes from the latest checkpoint, exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.table import Table
+
+from ptrain.errors import ConfigError
+from ptrain.store import Store
+from ptrain.train.config import TrainConfig, load_train_config
+
+console = Console()
+
+
+def train(
+    run: str = typer.Argument(..., help="The run directory; or `export` followed by the run directory."),
+    export_run: Path = typer.Argument(
+        None, help="With `export`: the run whose checkpoint to export.", show_default=False
+    ),
+    out: Path = typer.Option(None, "--out", help="export: where to write the merged checkpoint."),
+    checkpoint: Path = typer.Option(None, "--checkpoint", help="export: this checkpoint  [default: the latest]"),
+    config: Path = typer.Option(None, "--config", help="A TOML file with any TrainConfig keys; flags override it."),
+    algo: str = typer.Option(None, help="grpo, or sft (supervised on passed episodes)  [default: grpo]"),
+    trainer: str = typer.Option(None, help="ptrain, or trl (TRL's GRPOTrainer)  [default: ptrain]"),
+    model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
+    init: str = typer.Option(None, help="Start from this checkpoint's adapter (e.g. an SFT warm start)."),
+    split: str = typer.Option(None, help="[default: train]"),
+    taskpack: str = typer.Option(None, help="Only this taskpack's episodes  [default: all]"),
+    lora: bool = typer.Option(None, "--lora/--full", help="LoRA (default) or full fine-tuning."),
+    lora_rank: int = typer.Option(None, "--lora-rank"),
+    lr: float = typer.Option(None, help="[default: 2e-5 GRPO, 1e-4 SFT with LoRA; a tenth without]"),
+    groups_per_step: int = typer.Option(None, "--groups-per-step", help="Groups per optimizer step  [default: 8]"),
+    micro_batch_tokens: int = typer.Option(None, "--micro-batch-tokens", help="[default: 4096]"),
+    epochs: int = typer.Option(None),
+    max_steps: int = typer.Option(None, "--max-steps"),
+    save_every: int = typer.Option(None, "--save-every", help="Steps between checkpoints  [default: 10]"),
+    device: str = typer.Option(None, help="cpu, cuda or auto"),
+    seed: int = typer.Option(None),
+) -> None:
+    """Train the policy on the run's stored groups; re-run the same command to resume."""
+    setup_logging()
+    if run == "export":
+        if export_run is None or out is None:
+            raise ConfigError("usage: ptrain train export RUN --out DIR [--checkpoint CKPT]")
+        export(export_run, out, checkpoint)
+        return
+    if export_run is not None:
+        raise ConfigError(f"unexpected argument {export_run}", fix="ptrain train RUN [OPTIONS]")
+    cfg = load_train_config(config, algo=algo, trainer=trainer, model=model, init=init, split=split,
+                            taskpack=taskpack, lora=lora, lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step,
+                            micro_batch_tokens=micro_batch_tokens, epochs=epochs, max_steps=max_steps,
+                            save_every=save_every, device=device, seed=seed)  # fmt: skip
+    rows = run_training(Path(run), cfg)
+    if rows:
+        console.print(summary_table(rows))
+
+
+def run_training(run: Path, cfg: TrainConfig) -> list[dict]:
+    from ptrain.train.loop import Trainer
+
+    store = Store(run)
+    if cfg.trainer == "trl":
+        from ptrain.train.trl_backend import train_with_trl
+
+        return train_with_trl(run, store, cfg)
+    trainer = Trainer(cfg, run)
+    rows = trainer.train(store)
+    if trainer.rank != 0:
+        return []
+    if not rows:
+        console.print(f"[green]nothing left to do[/]: training already reached step {trainer.step_no}")
+    return rows
+
+
+def export(run: Path, out: Path, checkpoint: Path | None) -> None:
+    from ptrain.train.loop import complete_checkpoints
+    from ptrain.train.model import export_merged
+
+    if checkpoint is None:
+        found = complete_checkpoints(run / "train" / "checkpoints")
+        if not found:
+            raise ConfigError(f"no checkpoint in {run}/train/checkpoints", fix=f"ptrain train {run} first")
+        checkpoint = found[-1]
+    export_merged(checkpoint, out)
+    console.print(f"[green]exported[/] {checkpoint} → {out} (load it with AutoModelForCausalLM.from_pretrained)")
+
+
+def summary_table(rows: list[dict]) -> Table:
+    table = Table(title=f"training: {len(rows)} steps")
+    for name in ("step", "loss", "reward", "grad norm", "tokens/s", "left out"):
+        table.add_column(name, justify="right" if name != "left out" else "left")
+    for row in rows[-10:]:
+        reward = "-" if row["reward_mean"] is None else f"{row['reward_mean']:.3f}"
+        dropped = ", ".join(f"{n} {why}" for why, n in row["dropped"].items())
+        table.add_row(str(row["step"]), f"{row['loss']:.4f}", reward, f"{row['grad_norm']:.3f}",
+                      f"{row['tokens_per_s']:.0f}", dropped)  # fmt: skip
+    return table
+
+
+def setup_logging() -> None:
+    """INFO from the first process only (torchrun starts several)."""
+    level = logging.INFO if os.environ.get("RANK", "0") == "0" else logging.WARNING
+    logging.basicConfig(level=level, format="%(message)s", handlers=[RichHandler(console=console, show_path=False)])

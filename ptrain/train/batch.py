@@ -1,0 +1,157 @@
+"""From stored groups to padded micro-batches: which episodes train, with what advantage, on which rank.
+
+A step takes whole groups. Each trainable episode becomes one sequence per segment (an episode
+whose history was compacted has several, each its own context) carrying the group's advantage for
+that episode. Groups are dealt to ranks whole, largest first to the rank with the fewest tokens, so
+no group is split and ranks carry similar work. On each rank, sequences are sorted by length and cut
+into micro-batches under a token budget (padded length x rows), so little compute goes to padding.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from ptrain.episode import Episode, Group
+from ptrain.train.grpo import group_advantages, is_flat
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """One training sequence: a segment of an episode, with the episode's advantage (GRPO) or 1 (SFT)."""
+
+    token_ids: np.ndarray
+    mask: np.ndarray
+    logprobs: np.ndarray
+    advantage: float
+    group_id: str
+    episode_id: str
+
+    @property
+    def model_tokens(self) -> int:
+        return int(self.mask.sum())
+
+
+@dataclass
+class Selection:
+    """What a set of groups yields for training, and why the rest was left out (counted, for the log)."""
+
+    groups: list[list[Sequence]] = field(default_factory=list)  # trainable groups, each a list of sequences
+    dropped: Counter = field(default_factory=Counter)  # reason -> groups (or episodes) left out
+    episodes: int = 0
+    truncated: int = 0
+    rewards: list[float] = field(default_factory=list)
+
+
+def trainable(episode: Episode) -> bool:
+    """Infrastructure failures are not the model's doing and are never trained on."""
+    return episode.status != "error" and episode.metadata.get("trainable", True) and episode.model_tokens > 0
+
+
+def segments_of(episode: Episode, advantage: float) -> list[Sequence]:
+    """The episode's segments as sequences; a segment without model tokens is left out."""
+    starts = list(episode.metadata.get("segments") or [0])
+    ends = starts[1:] + [episode.num_tokens]
+    out = []
+    for start, end in zip(starts, ends, strict=True):
+        mask = episode.loss_mask[start:end]
+        if mask.any():
+            out.append(Sequence(episode.token_ids[start:end], mask, episode.logprobs[start:end], advantage,
+                                episode.group_id, episode.episode_id))  # fmt: skip
+    return out
+
+
+def select_grpo(groups: list[Group], advantage: str = "grpo", min_version: int | None = None) -> Selection:
+    """GRPO sequences of the given groups; flat, unverified and stale groups are dropped and counted."""
+    sel = Selection()
+    for group in groups:
+        keep = [(e, v) for e, v in zip(group.episodes, group.verdicts, strict=True) if trainable(e)]
+        sel.episodes += len(group.episodes)
+        sel.truncated += sum(e.status == "truncated" for e in group.episodes)
+        if len(keep) < len(group.episodes):
+            sel.dropped["untrainable episodes"] += len(group.episodes) - len(keep)
+        if any(v is None for _, v in keep):
+            sel.dropped["unverified groups"] += 1
+            continue
+        if min_version is not None and min(e.policy_version for e, _ in keep) < min_version:
+            sel.dropped["stale groups"] += 1
+            continue
+        if len(keep) < 2:
+            sel.dropped["groups with fewer than 2 trainable episodes"] += 1
+            continue
+        rewards = np.array([v.reward for _, v in keep])
+        sel.rewards.extend(rewards.tolist())
+        if is_flat(rewards):
+            sel.dropped["flat groups (all rewards equal)"] += 1
+            continue
+        advantages = group_advantages(rewards, advantage)
+        sel.groups.append([s for (e, _), a in zip(keep, advantages, strict=True) for s in segments_of(e, float(a))])
+    return sel
+
+
+def select_sft(episodes: list[Episode]) -> Selection:
+    """SFT sequences: every segment of each given episode with advantage 1 (the loss is plain NLL)."""
+    sel = Selection()
+    for episode in episodes:
+        sel.episodes += 1
+        if trainable(episode):
+            sel.groups.append(segments_of(episode, 1.0))
+        else:
+            sel.dropped["untrainable episodes"] += 1
+    return sel
+
+
+def deal(groups: list[list[Sequence]], world_size: int) -> list[list[list[Sequence]]]:
+    """Whole groups to ranks: largest first, each to the rank with the fewest tokens so far (ties: lowest rank)."""
+    ranks: list[list[list[Sequence]]] = [[] for _ in range(world_size)]
+    load = [0] * world_size
+    sizes = [sum(len(s.token_ids) for s in g) for g in groups]
+    for i in sorted(range(len(groups)), key=lambda i: (-sizes[i], i)):
+        rank = min(range(world_size), key=lambda r: (load[r], r))
+        ranks[rank].append(groups[i])
+        load[rank] += sizes[i]
+    return ranks
+
+
+def micro_batches(sequences: list[Sequence], max_tokens: int) -> list[list[Sequence]]:
+    """Sequences sorted longest first, cut so that rows x longest row stays within `max_tokens`.
+
+    A sequence longer than the budget gets a micro-batch of its own.
+    """
+    batches: list[list[Sequence]] = []
+    for seq in sorted(sequences, key=lambda s: (-len(s.token_ids), s.episode_id)):
+        current = batches[-1] if batches else None
+        if current and len(current[0].token_ids) * (len(current) + 1) <= max_tokens:
+            current.append(seq)
+        else:
+            batches.append([seq])
+    return batches
+
+
+@dataclass
+class Tensors:
+    input_ids: torch.Tensor  # (B, T) right-padded
+    attention_mask: torch.Tensor
+    mask: torch.Tensor  # 1 on model tokens
+    logprobs: torch.Tensor  # behaviour logprobs, float32
+    advantages: torch.Tensor  # (B,)
+
+    @property
+    def padding(self) -> float:
+        return 1.0 - float(self.attention_mask.float().mean())
+
+
+def collate(batch: list[Sequence], pad_id: int, device: torch.device | str = "cpu") -> Tensors:
+    width = max(len(s.token_ids) for s in batch)
+    ids = np.full((len(batch), width), pad_id, np.int64)
+    attn = np.zeros((len(batch), width), np.int64)
+    mask = np.zeros((len(batch), width), np.float32)
+    lps = np.zeros((len(batch), width), np.float32)
+    for i, s in enumerate(batch):
+        n = len(s.token_ids)
+        ids[i, :n], attn[i, :n], mask[i, :n], lps[i, :n] = s.token_ids, 1, s.mask, s.logprobs
+    t = [torch.from_numpy(a).to(device) for a in (ids, attn, mask, lps)]
+    return Tensors(*t, torch.tensor([s.advantage for s in batch], dtype=torch.float32, device=device))

@@ -1,0 +1,339 @@
+"""The training loop: GRPO (or SFT) steps over groups from the store, on one CPU, one GPU or many.
+
+Read it top to bottom: `Trainer` loads the policy and optimizer (resuming from the latest
+checkpoint when there is one), `plan` orders the store's trainable groups into steps, and `step`
+does one optimizer step over a list of groups:
+
+    deal whole groups to ranks -> micro-batches -> logprobs of model tokens -> loss -> backward
+    -> all-reduce the gradients (sum) -> clip -> AdamW -> scheduler
+
+Each rank's loss is already divided by the step-wide totals (tokens, sequences), so the sum of the
+ranks' gradients is exactly the gradient of the whole batch's loss, however unevenly groups fall.
+The gradient all-reduce is done here rather than by DDP: ranks may run different numbers of
+micro-batches, and one flat all-reduce per step is all LoRA needs. accelerate provides the devices,
+the process group (gloo on CPU under torchrun, NCCL on GPUs) and mixed precision.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import shutil
+import time
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ptrain.errors import PtrainError
+from ptrain.store import Store
+from ptrain.train.batch import Selection, Sequence, collate, deal, micro_batches, select_grpo, select_sft
+from ptrain.train.config import TrainConfig
+from ptrain.train.grpo import aggregate, per_token_loss
+from ptrain.train.model import load_policy, load_weights, masked_logprobs, save_weights, trainable_parameters
+
+log = logging.getLogger("ptrain.train")
+
+
+class TrainError(PtrainError):
+    pass
+
+
+class Trainer:
+    def __init__(self, cfg: TrainConfig, run: Path, accelerator=None):
+        from accelerate import Accelerator
+
+        self.cfg, self.run = cfg, Path(run)
+        cpu = cfg.device == "cpu" or (cfg.device == "auto" and not torch.cuda.is_available())
+        self.acc = accelerator or Accelerator(cpu=cpu, mixed_precision="bf16" if cfg.dtype == "bfloat16" else "no")
+        self.rank, self.world = self.acc.process_index, self.acc.num_processes
+        seed_everything(cfg.seed)  # every rank draws the same LoRA initialisation
+        self.model, self.tokenizer = load_policy(cfg, self.acc.device)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        self.params = trainable_parameters(self.model)
+        self.optimizer = torch.optim.AdamW(self.params, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+        self.scheduler = None  # made by `plan`, once the number of steps is known
+        self.step_no = 0
+        self.base_version = 0
+        self.order: list[str] = []  # the epoch's group ids, in training order (saved for exact resume)
+        self.epoch, self.position = 0, 0
+        self.checkpoints = self.run / "train" / "checkpoints"
+        self.metrics = self.run / "metrics" / "train.jsonl"
+        self.board = None
+        self._resume_state = self._load_latest()
+
+    # -- versions and data --------------------------------------------------------------------
+
+    @property
+    def policy_version(self) -> int:
+        return self.base_version + self.step_no
+
+    def select(self, store: Store) -> dict[str, Selection]:
+        """Every trainable group of the store, by group id (SFT: every passed episode, by episode id)."""
+        cfg = self.cfg
+        filters: dict[str, Any] = {"split": cfg.split}
+        if cfg.taskpack:
+            filters["taskpack"] = cfg.taskpack
+        out: dict[str, Selection] = {}
+        if cfg.algo == "sft":
+            for episode in store.episodes(**filters, min_reward=1.0):
+                out[episode.episode_id] = select_sft([episode])
+            return out
+        min_version = self.policy_version - cfg.max_staleness if cfg.max_staleness >= 0 else None
+        for group in store.groups(**filters):
+            out[group.group_id] = select_grpo([group], cfg.advantage, min_version)
+        return out
+
+    def plan(self, store: Store) -> list[list[str]]:
+        """The remaining steps of training, each a list of group ids; resumes where a checkpoint left off."""
+        cfg = self.cfg
+        self.selections = self.select(store)
+        usable = sorted(g for g, s in self.selections.items() if s.groups)
+        dropped = sum((s.dropped for s in self.selections.values()), Counter())
+        if dropped:
+            log.warning("train: left out %s", ", ".join(f"{n} {why}" for why, n in dropped.most_common()))
+        if not usable:
+            raise TrainError(
+                f"nothing to train on in {self.run}: {len(self.selections)} groups, none with signal "
+                f"({', '.join(f'{n} {why}' for why, n in dropped.most_common()) or 'the store is empty'})",
+                fix="run `ptrain rollout` and `ptrain verify` first; for GRPO a group needs different rewards "
+                "(try more samples, an easier split, or an SFT warm start: --algo sft)",
+            )
+        steps_per_epoch = math.ceil(len(usable) / cfg.groups_per_step)
+        total = steps_per_epoch * cfg.epochs
+        if cfg.max_steps:
+            total = min(total, cfg.max_steps)
+        self._make_scheduler(total)
+        if self._resume_state:
+            self._restore(self._resume_state)
+        steps = []
+        epoch, position, order = self.epoch, self.position, self.order
+        while self.step_no + len(steps) < total:
+            if not order or position >= len(order):
+                epoch, position = (epoch + 1, 0) if order else (epoch, 0)
+                order = list(usable)
+                random.Random(cfg.seed * 1000 + epoch).shuffle(order)
+            chunk = [
+                g
+                for g in order[position : position + cfg.groups_per_step]
+                if g in self.selections and self.selections[g].groups
+            ]
+            steps.append((epoch, position, order, chunk))
+            position += cfg.groups_per_step
+        self._steps = steps
+        return [chunk for *_, chunk in steps]
+
+    def train(self, store: Store, stop_at: int | None = None) -> list[dict]:
+        """Plan, then run the remaining steps (up to step `stop_at`), checkpointing as configured.
+
+        Returns the steps' metrics. `stop_at` pauses without changing the plan or the LR schedule
+        (unlike `max_steps`), so a later call goes on exactly as if there had been no pause."""
+        self.plan(store)
+        rows = []
+        for epoch, position, order, chunk in self._steps:
+            if stop_at is not None and self.step_no >= stop_at:
+                self.save()
+                break
+            groups = [seqs for g in chunk for seqs in self.selections[g].groups]
+            row = self.step(groups, [self.selections[g] for g in chunk])
+            self.epoch, self.position, self.order = epoch, position + self.cfg.groups_per_step, order
+            last = (epoch, position) == self._steps[-1][:2]
+            if self.step_no % self.cfg.save_every == 0 or last:
+                self.save()
+            rows.append(row)
+        return rows
+
+    # -- one optimizer step ---------------------------------------------------------------------
+
+    def step(self, groups: list[list[Sequence]], selections: list[Selection] = ()) -> dict:
+        cfg, acc = self.cfg, self.acc
+        started = time.monotonic()
+        mine = [s for g in deal(groups, self.world)[self.rank] for s in g]
+        totals = self._sum([sum(s.model_tokens for s in mine), len(mine)])
+        total_tokens, total_seqs = float(totals[0]), float(totals[1])
+        if total_tokens == 0:
+            log.warning("train step %d: no model tokens in the batch; nothing to learn from", self.step_no + 1)
+        self.model.train()
+        sums = Counter()
+        for batch in micro_batches(mine, cfg.micro_batch_tokens):
+            t = collate(batch, self.pad_id, acc.device)
+            with acc.autocast():
+                logprobs = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask)
+            if cfg.algo == "sft":
+                loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
+                stats = {}
+            else:
+                ref = self._reference_logprobs(t) if cfg.kl_beta > 0 else None
+                per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref)
+                loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_seqs)
+            loss.backward()
+            sums["loss"] += float(loss.detach())
+            sums["padded_tokens"] += t.input_ids.numel()
+            sums["real_tokens"] += float(t.attention_mask.sum())
+            sums["mismatch"] += float(((logprobs.detach() - t.logprobs).abs() * t.mask).sum())
+            for name, value in stats.items():
+                sums[name] += float((value * t.mask).sum())
+        self._all_reduce_gradients()
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm))
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer.step()
+        if self.scheduler:
+            self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.step_no += 1
+        keys = sorted(sums)
+        reduced = dict(zip(keys, self._sum([sums[k] for k in keys]), strict=True))
+        row = self._row(reduced, selections, total_tokens, total_seqs, grad_norm, lr, time.monotonic() - started)
+        self._log(row)
+        return row
+
+    def _reference_logprobs(self, t) -> torch.Tensor:
+        if not hasattr(self.model, "disable_adapter"):
+            raise TrainError("kl_beta > 0 needs LoRA (the reference is the model with its adapter off)")
+        with torch.no_grad(), self.model.disable_adapter(), self.acc.autocast():
+            return masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask)
+
+    def _all_reduce_gradients(self) -> None:
+        if self.world == 1:
+            return
+        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in self.params]
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        torch.distributed.all_reduce(flat, op=torch.distributed.ReduceOp.SUM)
+        offset = 0
+        for p, g in zip(self.params, grads, strict=True):
+            p.grad = flat[offset : offset + g.numel()].view_as(p).clone()
+            offset += g.numel()
+
+    def _sum(self, values: list[float]) -> list[float]:
+        tensor = torch.tensor(values, dtype=torch.float64, device=self.acc.device)
+        if self.world > 1:
+            torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.SUM)
+        return tensor.tolist()
+
+    def _row(self, sums, selections, tokens, seqs, grad_norm, lr, seconds) -> dict:
+        episodes = sum(s.episodes for s in selections)
+        rewards = [r for s in selections for r in s.rewards]
+        dropped = sum((s.dropped for s in selections), Counter())
+        row = {
+            "step": self.step_no, "policy_version": self.policy_version, "algo": self.cfg.algo,
+            "loss": sums["loss"], "lr": lr, "grad_norm": grad_norm, "groups": len(selections),
+            "sequences": int(seqs), "model_tokens": int(tokens), "padded_tokens": int(sums["padded_tokens"]),
+            "padding": 1 - sums["real_tokens"] / max(sums["padded_tokens"], 1),
+            "reward_mean": float(np.mean(rewards)) if rewards else None,
+            "truncated": sum(s.truncated for s in selections) / max(episodes, 1),
+            "mismatch": sums["mismatch"] / max(tokens, 1), "step_s": seconds,
+            "tokens_per_s": sums["real_tokens"] / max(seconds, 1e-9),
+            "dropped": dict(dropped), "time": time.time(),
+        }  # fmt: skip
+        for name in ("clipped", "ratio", "kl"):
+            if name in sums:
+                row[name] = sums[name] / max(tokens, 1)
+        if row["truncated"] > 0.5:
+            log.warning("train step %d: %.0f%% of episodes were truncated; raise max_turns or max_new_tokens "
+                        "or the model learns mostly from cut-off attempts", self.step_no, 100 * row["truncated"])  # fmt: skip
+        return row
+
+    def _log(self, row: dict) -> None:
+        if self.rank != 0:
+            return
+        self.metrics.parent.mkdir(parents=True, exist_ok=True)
+        with self.metrics.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        if self.cfg.tensorboard:
+            if self.board is None:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self.board = SummaryWriter(str(self.run / "tensorboard" / "train"))
+            for key, value in row.items():
+                if isinstance(value, int | float) and key not in ("step", "time"):
+                    self.board.add_scalar(f"train/{key}", value, self.step_no)
+            self.board.flush()
+        log.info("step %d  loss %.4f  reward %s  grad %.3f  %.0f tok/s", row["step"], row["loss"],
+                 "-" if row["reward_mean"] is None else f"{row['reward_mean']:.3f}", row["grad_norm"],
+                 row["tokens_per_s"])  # fmt: skip
+
+    # -- the learning-rate schedule ---------------------------------------------------------------
+
+    def _make_scheduler(self, total_steps: int) -> None:
+        from transformers import get_scheduler
+
+        self.total_steps = total_steps
+        self.scheduler = get_scheduler(self.cfg.schedule, self.optimizer, num_warmup_steps=self.cfg.warmup_steps,
+                                       num_training_steps=max(total_steps, 1))  # fmt: skip
+
+    # -- checkpoints --------------------------------------------------------------------------------
+
+    def save(self) -> Path:
+        """step-NNNNNN/: weights, optimizer, scheduler, RNG and the data position; written whole or not at all."""
+        final = self.checkpoints / f"step-{self.step_no:06d}"
+        if self.rank == 0:
+            tmp = final.with_name(final.name + ".partial")
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            save_weights(self.model, tmp / ("adapter" if hasattr(self.model, "peft_config") else "model"))
+            torch.save({"optimizer": self.optimizer.state_dict(),
+                        "scheduler": self.scheduler.state_dict() if self.scheduler else None,
+                        "rng": rng_state()}, tmp / "trainer.pt")  # fmt: skip
+            state = {"step": self.step_no, "policy_version": self.policy_version, "base_version": self.base_version,
+                     "epoch": self.epoch, "position": self.position, "order": self.order,
+                     "config": asdict(self.cfg), "saved_at": time.time()}  # fmt: skip
+            (tmp / "state.json").write_text(json.dumps(state, indent=1))
+            shutil.rmtree(final, ignore_errors=True)
+            tmp.rename(final)
+            for old in complete_checkpoints(self.checkpoints)[: -self.cfg.keep_checkpoints]:
+                shutil.rmtree(old, ignore_errors=True)
+        self.acc.wait_for_everyone()
+        return final
+
+    def _load_latest(self) -> dict | None:
+        found = complete_checkpoints(self.checkpoints)
+        if not found:
+            return None
+        path = found[-1]
+        state = json.loads((path / "state.json").read_text())
+        load_weights(self.model, path / ("adapter" if hasattr(self.model, "peft_config") else "model"))
+        state["path"] = path
+        self.step_no, self.base_version = state["step"], state["base_version"]
+        self.epoch, self.position, self.order = state["epoch"], state["position"], state["order"]
+        log.info("train: resuming from %s (step %d)", path, self.step_no)
+        return state
+
+    def _restore(self, state: dict) -> None:
+        """Optimizer, scheduler and RNG of the checkpoint; metrics rows after it are dropped (they are redone)."""
+        saved = torch.load(state["path"] / "trainer.pt", weights_only=False)
+        self.optimizer.load_state_dict(saved["optimizer"])
+        if saved["scheduler"] and self.scheduler:
+            self.scheduler.load_state_dict(saved["scheduler"])
+        set_rng_state(saved["rng"])
+        if self.rank == 0 and self.metrics.is_file():
+            rows = [line for line in self.metrics.read_text().splitlines() if json.loads(line)["step"] <= self.step_no]
+            self.metrics.write_text("".join(r + "\n" for r in rows))
+        self._resume_state = None
+
+
+def complete_checkpoints(directory: Path) -> list[Path]:
+    """Checkpoints with their state written, oldest first (a .partial one is an interrupted save)."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.glob("step-*") if p.is_dir() and (p / "state.json").is_file())
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def rng_state() -> dict:
+    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+
+
+def set_rng_state(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])

@@ -1,0 +1,112 @@
+"""The policy being trained: loading it (LoRA through peft by default), scoring tokens, exporting it.
+
+`masked_logprobs` is where the trainer spends its time. It runs the transformer once over the
+whole sequence, then applies the output layer only at the positions that predict a model token,
+in chunks: tool output and the prompt (most of a multi-turn episode) never get a (T, vocab) row
+of logits, which is most of the memory and much of the compute for a 49k-token vocabulary.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from ptrain.engine.models import resolve_model
+from ptrain.errors import ConfigError
+
+HEAD_CHUNK_ROWS = 1024  # positions per output-layer chunk
+
+
+def load_policy(cfg, device: torch.device | str):
+    """(model, tokenizer) for a TrainConfig: the base checkpoint, then LoRA (or all weights) trainable.
+
+    With `cfg.init` the adapter of that checkpoint is loaded and trained further (an SFT warm start).
+    """
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = resolve_model(cfg.model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, cfg.dtype)).to(device)
+    model.config.use_cache = False
+    if cfg.gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if cfg.init:
+        adapter = Path(cfg.init) / "adapter"
+        if not (adapter / "adapter_config.json").is_file():
+            raise ConfigError(f"--init {cfg.init}: no LoRA adapter in it", fix="point at a checkpoint directory")
+        return PeftModel.from_pretrained(model, adapter, is_trainable=True), tokenizer
+    if not cfg.lora:
+        return model, tokenizer
+    targets = cfg.lora_targets if cfg.lora_targets == "all-linear" else cfg.lora_targets.split(",")
+    lora = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+                      target_modules=targets, task_type="CAUSAL_LM")  # fmt: skip
+    return get_peft_model(model, lora), tokenizer
+
+
+def parts(model) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """(the transformer without its output layer, the output layer), through any peft wrapper."""
+    inner = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return inner.get_decoder(), inner.get_output_embeddings()
+
+
+def masked_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log p(token_t | tokens_<t) where mask[b, t] is 1, zeros elsewhere; shape (B, T), float32."""
+    decoder, head = parts(model)
+    hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    target = mask.clone()
+    target[:, 0] = 0  # the first token has nothing before it
+    rows, cols = target.nonzero(as_tuple=True)
+    picked = []
+    for start in range(0, len(rows), HEAD_CHUNK_ROWS):
+        r, c = rows[start : start + HEAD_CHUNK_ROWS], cols[start : start + HEAD_CHUNK_ROWS]
+        logits = head(hidden[r, c - 1]).float()
+        picked.append(logits.gather(-1, input_ids[r, c].unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
+    out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
+    if picked:
+        out = out.index_put((rows, cols), torch.cat(picked))
+    return out
+
+
+def trainable_parameters(model) -> list[torch.nn.Parameter]:
+    return [p for p in model.parameters() if p.requires_grad]
+
+
+def save_weights(model, directory: Path) -> None:
+    """The adapter (LoRA) or the whole model (full fine-tuning), in safetensors."""
+    model.save_pretrained(directory, safe_serialization=True)
+
+
+def load_weights(model, directory: Path) -> None:
+    """Load weights saved by `save_weights` into the same architecture, in place."""
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    if hasattr(model, "peft_config"):
+        set_peft_model_state_dict(model, load_file(directory / "adapter_model.safetensors"))
+        return
+    state = {}
+    for shard in sorted(directory.glob("*.safetensors")):
+        state.update(load_file(shard))
+    model.load_state_dict(state, strict=False)
+
+
+def export_merged(checkpoint: Path, out: Path, model_name: str | None = None) -> Path:
+    """A plain transformers checkpoint (LoRA merged into the weights) that transformers or vLLM loads."""
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    state = json.loads((checkpoint / "state.json").read_text())
+    base = resolve_model(model_name or state["config"]["model"])
+    weights = checkpoint / ("adapter" if (checkpoint / "adapter" / "adapter_config.json").is_file() else "model")
+    if weights.name == "model":
+        model = AutoModelForCausalLM.from_pretrained(weights, dtype=torch.float32)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
+        model = PeftModel.from_pretrained(model, weights).merge_and_unload()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    AutoTokenizer.from_pretrained(base).save_pretrained(out)
+    return out
