@@ -103,9 +103,19 @@ async def check_one(taskpack: Taskpack, task: Task, pools: PoolSet) -> CheckResu
 
 
 def select_tasks(
-    taskpack: Taskpack, splits: Sequence[str], task_ids: Sequence[str] = (), sample: int | None = None, seed: int = 0
+    taskpack: Taskpack,
+    splits: Sequence[str],
+    task_ids: Sequence[str] = (),
+    sample: int | None = None,
+    seed: int = 0,
+    categories: Sequence[str] = (),
+    difficulties: Sequence[str] = (),
 ) -> list[Task]:
     tasks = [task for split in splits for task in taskpack.tasks(split)]
+    if categories:
+        tasks = [task for task in tasks if task.category in categories]
+    if difficulties:
+        tasks = [task for task in tasks if task.difficulty in difficulties]
     if task_ids:
         wanted = set(task_ids)
         tasks = [task for task in tasks if task.id in wanted]

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from ptrain.cli import doctor, images, models, rollout, sandbox, taskpacks, verify
 from ptrain.cli import serve as serve_cli
-from ptrain.cli import train as train_cli
 from ptrain.cli import store as store_cli
+from ptrain.cli import train as train_cli
 from ptrain.errors import PtrainError
 
 app = typer.Typer(

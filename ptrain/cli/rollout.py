@@ -39,7 +39,7 @@ def rollout(
     task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids instead of a sample."),
     samples: int = typer.Option(None, help="Samples per task (one GRPO group)  [default: 4]"),
     model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
-    engine: str = typer.Option(None, help="hf (in process) or openai (a server)  [default: hf]"),
+    engine: str = typer.Option(None, help="hf (in process), openai (a server) or gold (replay gold solutions)  [default: hf]"),
     base_url: str = typer.Option(None, "--base-url", help="The openai engine's server, e.g. http://host:8000/v1"),
     concurrency: int = typer.Option(None, help="Episodes in flight  [default: 8]"),
     mode: str = typer.Option(None, help="async, or lockstep (the synchronous baseline)  [default: async]"),
@@ -74,8 +74,11 @@ async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
         if cfg.engine == "hf"
         else {}
     )
-    engine, tokenizer = open_engine(cfg.engine, cfg.model, cfg.base_url, **options)
-    fmt = ChatFormat(tokenizer, cfg.action_format)
+    if cfg.engine == "gold":
+        engine, fmt = gold_engine(pack, cfg)
+    else:
+        engine, tokenizer = open_engine(cfg.engine, cfg.model, cfg.base_url, **options)
+        fmt = ChatFormat(tokenizer, cfg.action_format)
     limits = SandboxLimits(memory_mb=cfg.sandbox_memory_mb, cpus=cfg.sandbox_cpus, cpuset=cfg.sandbox_cpuset)
     metrics = MetricsFile(store.path, "rollout")
     metrics.write("config", dataclasses.asdict(cfg))
@@ -95,6 +98,20 @@ async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
     metrics.write("summary", report.as_dict())
     metrics.close()
     return report
+
+
+def gold_engine(pack, cfg: RolloutConfig):
+    """The taskpack's gold solutions replayed as the model's turns, in the model's chat format.
+
+    Verified like any episode; the passed ones are demonstrations for `ptrain train --algo sft`."""
+    from transformers import AutoTokenizer
+
+    from ptrain.engine.models import resolve_model
+    from ptrain.testing.engine import ScriptedEngine, gold_replies
+
+    fmt = ChatFormat(AutoTokenizer.from_pretrained(resolve_model(cfg.model)), cfg.action_format)
+    engine = ScriptedEngine(fmt, gold_replies(fmt, pack, pack.tasks(cfg.split)), name="gold", model="gold")
+    return engine, fmt
 
 
 async def _watch(scheduler: Rollout, metrics: MetricsFile, live: bool) -> None:

@@ -46,6 +46,16 @@ def train(
     save_every: int = typer.Option(None, "--save-every", help="Steps between checkpoints  [default: 10]"),
     device: str = typer.Option(None, help="cpu, cuda or auto"),
     seed: int = typer.Option(None),
+    online: bool = typer.Option(False, "--online", help="Alternate rollout and training (needs --taskpack)."),
+    rounds: int = typer.Option(20, help="online: rollout-then-train rounds (one step each)."),
+    rollout_config: Path = typer.Option(None, "--rollout-config", help="online: a TOML file of rollout keys."),
+    samples: int = typer.Option(None, help="online: samples per task (the group size)  [default: 4]"),
+    difficulty: str = typer.Option(None, help="online: only these difficulty tiers, comma-separated (e.g. easy)."),
+    category: str = typer.Option(None, help="online: only these task categories, comma-separated."),
+    concurrency: int = typer.Option(None, help="online: episodes in flight  [default: 8]"),
+    max_turns: int = typer.Option(None, "--max-turns", help="online: per episode  [default: 20]"),
+    max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="online: per model turn  [default: 512]"),
+    temperature: float = typer.Option(None, help="online: sampling temperature  [default: 1.0]"),
 ) -> None:
     """Train the policy on the run's stored groups; re-run the same command to resume."""
     setup_logging()
@@ -60,6 +70,20 @@ def train(
                             taskpack=taskpack, lora=lora, lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step,
                             micro_batch_tokens=micro_batch_tokens, epochs=epochs, max_steps=max_steps,
                             save_every=save_every, device=device, seed=seed)  # fmt: skip
+    if online:
+        import asyncio
+
+        from ptrain.train.online import online_rollout_config, train_online
+
+        if not cfg.taskpack:
+            raise ConfigError("--online needs --taskpack NAME (the tasks to roll out)")
+        split_list = lambda text: tuple(t for t in text.split(",") if t) if text else None  # noqa: E731
+        rcfg = online_rollout_config(cfg, rollout_config, samples=samples, difficulties=split_list(difficulty),
+                                     categories=split_list(category), concurrency=concurrency, max_turns=max_turns,
+                                     max_new_tokens=max_new_tokens, temperature=temperature)  # fmt: skip
+        summaries = asyncio.run(train_online(Path(run), cfg, rcfg, rounds))
+        console.print(online_table(summaries))
+        return
     rows = run_training(Path(run), cfg)
     if rows:
         console.print(summary_table(rows))
@@ -104,6 +128,18 @@ def summary_table(rows: list[dict]) -> Table:
         dropped = ", ".join(f"{n} {why}" for why, n in row["dropped"].items())
         table.add_row(str(row["step"]), f"{row['loss']:.4f}", reward, f"{row['grad_norm']:.3f}",
                       f"{row['tokens_per_s']:.0f}", dropped)  # fmt: skip
+    return table
+
+
+def online_table(rows: list[dict]) -> Table:
+    table = Table(title=f"online training: {len(rows)} rounds")
+    for name in ("round", "version", "reward", "pass rate", "groups with signal", "loss", "rollout s"):
+        table.add_column(name, justify="right")
+    for row in rows[-20:]:
+        reward = "-" if row["reward_mean"] is None else f"{row['reward_mean']:.3f}"
+        loss = f"{row['loss']:.4f}" if row["stepped"] else "no step"
+        table.add_row(str(row["round"]), str(row["policy_version"]), reward, f"{row['pass_rate']:.2f}",
+                      f"{row['groups_with_signal']}/{row['tasks']}", loss, f"{row['rollout_s']:.0f}")  # fmt: skip
     return table
 
 

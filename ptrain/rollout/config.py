@@ -22,7 +22,7 @@ from ptrain.errors import ConfigError
 from ptrain.rollout.parse import FORMATS
 
 MODES = ("async", "lockstep")
-ENGINES = ("hf", "openai")
+ENGINES = ("hf", "openai", "gold")  # gold: replay the taskpack's gold solutions (demonstrations for SFT)
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class RolloutConfig:
     split: str = "train"
     tasks: int | None = None  # how many tasks (a fixed sample of the split); None: all of them
     task_ids: tuple[str, ...] = ()  # exactly these tasks instead
+    categories: tuple[str, ...] = ()  # only tasks of these categories ("" for all)
+    difficulties: tuple[str, ...] = ()  # only tasks of these difficulty tiers, e.g. ("easy",)
     samples: int = 4  # G: samples per task, one GRPO group
     model: str = "smollm2-135m"  # a packaged model name or a checkpoint directory
     engine: str = "hf"

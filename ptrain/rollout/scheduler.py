@@ -170,10 +170,11 @@ class Rollout:
     def plan(self) -> list[Work]:
         """Every (task, sample) this run should produce and the store does not hold yet, group by group."""
         c = self.config
-        tasks = select_tasks(self.taskpack, [c.split], c.task_ids, c.tasks if not c.task_ids else None, c.seed)
+        tasks = select_tasks(self.taskpack, [c.split], c.task_ids, c.tasks if not c.task_ids else None, c.seed,
+                             c.categories, c.difficulties)  # fmt: skip
         self.tasks_by_id = {task.id: task for task in tasks}
-        done = self.store.done(taskpack=self.taskpack.name)
-        version = self.engine.policy_version
+        version = self.engine.policy_version  # a task is done for this policy version: online training repeats tasks
+        done = self.store.done(taskpack=self.taskpack.name, min_policy_version=version, max_policy_version=version)
         work = [
             Work(task, i, group_id_of(self.taskpack.name, task.id, version)) for task in tasks for i in range(c.samples)
         ]

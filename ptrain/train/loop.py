@@ -62,6 +62,7 @@ class Trainer:
         self.base_version = 0
         self.order: list[str] = []  # the epoch's group ids, in training order (saved for exact resume)
         self.epoch, self.position = 0, 0
+        self.round = 0  # online training: rollout-then-train rounds done
         self.checkpoints = self.run / "train" / "checkpoints"
         self.metrics = self.run / "metrics" / "train.jsonl"
         self.board = None
@@ -108,9 +109,7 @@ class Trainer:
         total = steps_per_epoch * cfg.epochs
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
-        self._make_scheduler(total)
-        if self._resume_state:
-            self._restore(self._resume_state)
+        self.start(total)
         steps = []
         epoch, position, order = self.epoch, self.position, self.order
         while self.step_no + len(steps) < total:
@@ -259,12 +258,15 @@ class Trainer:
 
     # -- the learning-rate schedule ---------------------------------------------------------------
 
-    def _make_scheduler(self, total_steps: int) -> None:
+    def start(self, total_steps: int) -> None:
+        """The LR schedule over `total_steps`, then the checkpoint's optimizer, schedule and RNG if resuming."""
         from transformers import get_scheduler
 
         self.total_steps = total_steps
         self.scheduler = get_scheduler(self.cfg.schedule, self.optimizer, num_warmup_steps=self.cfg.warmup_steps,
                                        num_training_steps=max(total_steps, 1))  # fmt: skip
+        if self._resume_state:
+            self._restore(self._resume_state)
 
     # -- checkpoints --------------------------------------------------------------------------------
 
@@ -280,7 +282,7 @@ class Trainer:
                         "scheduler": self.scheduler.state_dict() if self.scheduler else None,
                         "rng": rng_state()}, tmp / "trainer.pt")  # fmt: skip
             state = {"step": self.step_no, "policy_version": self.policy_version, "base_version": self.base_version,
-                     "epoch": self.epoch, "position": self.position, "order": self.order,
+                     "epoch": self.epoch, "position": self.position, "order": self.order, "round": self.round,
                      "config": asdict(self.cfg), "saved_at": time.time()}  # fmt: skip
             (tmp / "state.json").write_text(json.dumps(state, indent=1))
             shutil.rmtree(final, ignore_errors=True)
@@ -300,6 +302,7 @@ class Trainer:
         state["path"] = path
         self.step_no, self.base_version = state["step"], state["base_version"]
         self.epoch, self.position, self.order = state["epoch"], state["position"], state["order"]
+        self.round = state.get("round", 0)
         log.info("train: resuming from %s (step %d)", path, self.step_no)
         return state
 
@@ -310,10 +313,17 @@ class Trainer:
         if saved["scheduler"] and self.scheduler:
             self.scheduler.load_state_dict(saved["scheduler"])
         set_rng_state(saved["rng"])
-        if self.rank == 0 and self.metrics.is_file():
-            rows = [line for line in self.metrics.read_text().splitlines() if json.loads(line)["step"] <= self.step_no]
-            self.metrics.write_text("".join(r + "\n" for r in rows))
+        if self.rank == 0:
+            trim(self.metrics, lambda row: row["step"] <= self.step_no)
+            trim(self.run / "metrics" / "online.jsonl", lambda row: row["round"] <= self.round)
         self._resume_state = None
+
+
+def trim(path: Path, keep) -> None:
+    """Drop the rows of a metrics file that a resumed run is about to redo."""
+    if path.is_file():
+        rows = [line for line in path.read_text().splitlines() if line and keep(json.loads(line))]
+        path.write_text("".join(r + "\n" for r in rows))
 
 
 def complete_checkpoints(directory: Path) -> list[Path]:

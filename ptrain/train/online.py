@@ -1,0 +1,117 @@
+"""Online GRPO: rounds of rollout then one training step, the engine sampling from the trainer's own weights.
+
+    round r:  tasks r*k .. r*k+k-1 of the (shuffled) task pool
+              -> rollout G samples each with the in-process engine at policy version v  (store)
+              -> verify                                                                 (store)
+              -> one GRPO step on those groups, generation paused                       -> version v+1
+
+The `hf` engine is built on the trainer's peft model object itself: no weight copies, no adapter
+reloads; after each step the engine's prefix cache is dropped and its policy version bumped. A round
+whose groups carry no signal (every sample passed, or every one failed) takes no step and says so.
+
+Stopped or killed, the same command resumes: the checkpoint holds the round and step; a round's
+episodes are keyed by (task, policy version), so a round redone after a crash reuses what the store
+already holds and trains on exactly the groups it trained on before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import random
+import time
+from pathlib import Path
+
+from ptrain.engine.hf import HFEngine
+from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.config import RolloutConfig
+from ptrain.rollout.scheduler import Rollout
+from ptrain.sandbox import PoolSet, runtime
+from ptrain.sandbox.container import SandboxLimits
+from ptrain.store import Store
+from ptrain.taskpack import load as load_taskpack
+from ptrain.train.batch import select_grpo
+from ptrain.train.config import TrainConfig
+from ptrain.train.loop import Trainer, TrainError
+from ptrain.verify import select_tasks
+
+log = logging.getLogger("ptrain.train")
+
+
+async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, rounds: int) -> list[dict]:
+    """`rounds` rounds of rollout + one step (fewer if resuming); returns each round's summary."""
+    store = Store(run, create=True)
+    pack = load_taskpack(rollout.taskpack)
+    trainer = Trainer(cfg, run)
+    trainer.start(rounds)
+    pool = select_tasks(pack, [rollout.split], rollout.task_ids, rollout.tasks, rollout.seed,
+                        rollout.categories, rollout.difficulties)  # fmt: skip
+    if not pool:
+        raise TrainError(f"no {rollout.split} tasks in {pack.name} match {rollout.categories or ''} "
+                         f"{rollout.difficulties or ''}", fix="check --taskpack, --split and the task filters")  # fmt: skip
+    order = sorted(task.id for task in pool)
+    random.Random(rollout.seed).shuffle(order)
+    runtime.ensure_service()
+    engine = HFEngine(trainer.model, name=cfg.model, policy_version=trainer.policy_version, seed=rollout.seed,
+                      max_batch=rollout.max_batch, kv_budget_tokens=rollout.kv_budget_tokens or None,
+                      threads=rollout.engine_threads or None)  # fmt: skip
+    fmt = ChatFormat(trainer.tokenizer, rollout.action_format)
+    limits = SandboxLimits(memory_mb=rollout.sandbox_memory_mb, cpus=rollout.sandbox_cpus,
+                           cpuset=rollout.sandbox_cpuset)  # fmt: skip
+    rows = []
+    try:
+        async with PoolSet(size=min(rollout.concurrency, 8), max_active=rollout.concurrency + rollout.verify_concurrency,
+                           limits=limits) as pools:  # fmt: skip
+            while trainer.round < rounds:
+                rows.append(await one_round(trainer, engine, store, pack, fmt, pools, rollout, order))
+    finally:
+        await engine.close()
+    return rows
+
+
+async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt, pools, rollout, order) -> dict:
+    k, r, version = trainer.cfg.groups_per_step, trainer.round, trainer.policy_version
+    ids = tuple(dict.fromkeys(order[(r * k + i) % len(order)] for i in range(k)))
+    started = time.monotonic()
+    report = await Rollout(dataclasses.replace(rollout, task_ids=ids, tasks=None), store, pack, engine, fmt,
+                           pools).run()  # fmt: skip
+    rollout_s = time.monotonic() - started
+    oldest = version - trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else version
+    groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
+                               max_policy_version=version))  # fmt: skip
+    selection = select_grpo(groups, trainer.cfg.advantage, oldest)
+    summary = {"round": r + 1, "policy_version": version, "tasks": len(ids), "episodes": selection.episodes,
+               "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
+               "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
+               "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False}  # fmt: skip
+    if selection.groups:
+        step_started = time.monotonic()
+        with engine.paused():
+            row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
+            trainer.model.eval()
+            engine.policy_version = trainer.policy_version
+        summary.update(stepped=True, loss=row["loss"], grad_norm=row["grad_norm"], train_s=time.monotonic() - step_started)
+    else:
+        log.warning("round %d: no group has signal (%s); no training step this round", r + 1,
+                    ", ".join(f"{n} {why}" for why, n in selection.dropped.items()) or "no groups")  # fmt: skip
+    trainer.round += 1
+    if trainer.round % trainer.cfg.save_every == 0 or trainer.round == trainer.total_steps:
+        trainer.save()
+    if trainer.rank == 0:
+        (trainer.run / "metrics").mkdir(parents=True, exist_ok=True)
+        with (trainer.run / "metrics" / "online.jsonl").open("a") as f:
+            f.write(json.dumps({**summary, "time": time.time()}) + "\n")
+    log.info("round %d: reward %s, pass %.2f, %d/%d groups with signal%s", r + 1,
+             "-" if summary["reward_mean"] is None else f"{summary['reward_mean']:.3f}", summary["pass_rate"],
+             len(selection.groups), len(groups), f", loss {summary['loss']:.4f}" if summary["stepped"] else "")  # fmt: skip
+    return summary
+
+
+def online_rollout_config(cfg: TrainConfig, path: Path | None = None, **overrides) -> RolloutConfig:
+    """The rollout half of an online run: the train config's taskpack, split and model, then the file and flags."""
+    from ptrain.rollout.config import load_config
+
+    base = {"taskpack": cfg.taskpack or None, "split": cfg.split, "model": cfg.model}
+    return load_config(path, **{**base, **{k: v for k, v in overrides.items() if v is not None}})
