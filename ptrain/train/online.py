@@ -17,6 +17,7 @@ already holds and trains on exactly the groups it trained on before.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -40,8 +41,10 @@ from ptrain.verify import select_tasks
 log = logging.getLogger("ptrain.train")
 
 
-async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, rounds: int) -> list[dict]:
-    """`rounds` rounds of rollout + one step (fewer if resuming); returns each round's summary."""
+async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, rounds: int, engine=None) -> list[dict]:
+    """`rounds` rounds of rollout + one step (fewer if resuming); returns each round's summary.
+
+    `engine` replaces the in-process engine on the trainer's weights (tests use a scripted policy)."""
     store = Store(run, create=True)
     pack = load_taskpack(rollout.taskpack)
     trainer = Trainer(cfg, run)
@@ -54,9 +57,10 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     order = sorted(task.id for task in pool)
     random.Random(rollout.seed).shuffle(order)
     runtime.ensure_service()
-    engine = HFEngine(trainer.model, name=cfg.model, policy_version=trainer.policy_version, seed=rollout.seed,
-                      max_batch=rollout.max_batch, kv_budget_tokens=rollout.kv_budget_tokens or None,
-                      threads=rollout.engine_threads or None)  # fmt: skip
+    engine = engine or HFEngine(trainer.model, name=cfg.model, policy_version=trainer.policy_version,
+                                seed=rollout.seed, max_batch=rollout.max_batch,
+                                kv_budget_tokens=rollout.kv_budget_tokens or None,
+                                threads=rollout.engine_threads or None)  # fmt: skip
     fmt = ChatFormat(trainer.tokenizer, rollout.action_format)
     limits = SandboxLimits(memory_mb=rollout.sandbox_memory_mb, cpus=rollout.sandbox_cpus,
                            cpuset=rollout.sandbox_cpuset)  # fmt: skip
@@ -88,11 +92,13 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
                "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False}  # fmt: skip
     if selection.groups:
         step_started = time.monotonic()
-        with engine.paused():
+        with engine.paused() if hasattr(engine, "paused") else contextlib.nullcontext():
             row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
             trainer.model.eval()
             engine.policy_version = trainer.policy_version
-        summary.update(stepped=True, loss=row["loss"], grad_norm=row["grad_norm"], train_s=time.monotonic() - step_started)
+        summary.update(
+            stepped=True, loss=row["loss"], grad_norm=row["grad_norm"], train_s=time.monotonic() - step_started
+        )
     else:
         log.warning("round %d: no group has signal (%s); no training step this round", r + 1,
                     ", ".join(f"{n} {why}" for why, n in selection.dropped.items()) or "no groups")  # fmt: skip

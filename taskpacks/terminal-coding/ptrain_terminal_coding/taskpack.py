@@ -12,6 +12,7 @@ from ptrain.sandbox.container import Sandbox
 from ptrain.sandbox.images import ImageSpec
 from ptrain.taskpack import Task, ToolCall, Verdict, place_files
 from ptrain.tools import BashTool, EditorTool, SubmitTool
+from ptrain_terminal_coding.generated import generated_tasks
 from ptrain_terminal_coding.harbor import import_dir, load_imported, verify_imported
 from ptrain_terminal_coding.mutation import mutation_tasks
 from ptrain_terminal_coding.verifier import run_hidden_tests
@@ -28,8 +29,8 @@ class TerminalCoding:
 
     @cached_property
     def all_tasks(self) -> list[Task]:
-        # written by hand, planted bugs (mutation/), and `ptrain taskpacks import-harbor` imports
-        return load_written() + mutation_tasks() + load_imported(import_dir())
+        # written by hand, generated shell basics, planted bugs (mutation/), and `ptrain taskpacks import-harbor` imports
+        return load_written() + generated_tasks() + mutation_tasks() + load_imported(import_dir())
 
     def tasks(self, split: str) -> Iterable[Task]:
         return [task for task in self.all_tasks if task.split == split]

@@ -1,0 +1,83 @@
+"""Online training: the engine samples from the trainer's own weights; rounds of rollout then a step, resumable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from test_train import fill_store
+
+from ptrain.engine.base import Sampling
+from ptrain.engine.hf import HFEngine
+from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.config import RolloutConfig
+from ptrain.store import Store
+from ptrain.taskpack import load
+from ptrain.testing.engine import ScriptedEngine, gold_replies
+from ptrain.train.batch import select_grpo
+from ptrain.train.config import TrainConfig
+from ptrain.train.loop import Trainer, complete_checkpoints
+from ptrain.train.online import train_online
+
+TASKS = ("text/count-lines", "files-shell/create-hello")
+
+
+async def test_engine_samples_from_the_trainers_weights_as_they_train(model_path, tokenizer, tmp_path):
+    store = fill_store(tmp_path / "run", tokenizer, tasks=2, samples=2)
+    trainer = Trainer(TrainConfig(model=str(model_path), lora_rank=4, lr=5e-2, tensorboard=False), tmp_path / "run")
+    trainer.start(1)
+    engine = HFEngine(trainer.model, max_batch=2, kv_budget_tokens=4096)
+    assert engine.module is trainer.model  # the same object: no copy of the weights
+    prompt = tokenizer.encode("<|im_start|>user\nSay something.<|im_end|>\n<|im_start|>assistant\n")
+    greedy = Sampling(max_new_tokens=8, temperature=0.0)
+    try:
+        before = await engine.generate(prompt, greedy)
+        with engine.paused():
+            trainer.step(select_grpo(list(store.groups())).groups)
+            trainer.model.eval()
+        engine.policy_version = trainer.policy_version
+        after = await engine.generate(prompt, greedy)
+    finally:
+        await engine.close()
+    assert after.policy_version == 1 and before.policy_version == 0
+    assert before.logprobs != after.logprobs  # the step changed what the engine computes
+
+
+def alternating(fmt, pack, tasks):
+    """Gold on every other episode (episodes run one at a time), an empty answer on the rest: groups with signal."""
+    gold = gold_replies(fmt, pack, tasks)
+    episodes = [0]
+
+    def reply(prompt: str, turn: int) -> str:
+        if turn == 0:
+            episodes[0] += 1
+        return gold(prompt, turn) if episodes[0] % 2 else "```bash\nsubmit\n```"
+
+    return reply
+
+
+@pytest.mark.slow
+async def test_online_rounds_roll_out_verify_step_and_resume(model_path, tokenizer, tmp_path, podman_url):
+    pack = load("terminal-coding")
+    tasks = [t for t in pack.tasks("train") if t.id in TASKS]
+    fmt = ChatFormat(tokenizer, "bash")
+    engine = ScriptedEngine(fmt, alternating(fmt, pack, tasks))
+    cfg = TrainConfig(model=str(model_path), taskpack="terminal-coding", lora_rank=4, groups_per_step=2,
+                      save_every=1, tensorboard=False)  # fmt: skip
+    rollout = RolloutConfig(task_ids=TASKS, samples=2, concurrency=1, max_new_tokens=256, flush_interval_s=0.5)
+    run = tmp_path / "run"
+    rows = await train_online(run, cfg, rollout, rounds=2, engine=engine)
+    assert [(r["round"], r["policy_version"], r["stepped"], r["groups_with_signal"]) for r in rows] == [
+        (1, 0, True, 2), (2, 1, True, 2)]  # fmt: skip
+    store = Store(run)
+    assert sorted((e.task_id, e.policy_version) for e in store.episodes()) == sorted(
+        (t, v) for t in TASKS for v in (0, 1) for _ in range(2))  # fmt: skip
+    assert complete_checkpoints(run / "train" / "checkpoints")[-1].name == "step-000002"
+
+    again = await train_online(run, cfg, rollout, rounds=3, engine=engine)  # resumes: only round 3 runs
+    assert [r["round"] for r in again] == [3] and again[0]["policy_version"] == 2
+    assert len(list(Store(run).episodes())) == 12
+    logged = [json.loads(line)["round"] for line in (run / "metrics" / "online.jsonl").read_text().splitlines()]
+    assert logged == [1, 2, 3]
+    assert torch.load(complete_checkpoints(run / "train" / "checkpoints")[-1] / "trainer.pt", weights_only=False)
