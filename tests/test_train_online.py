@@ -81,3 +81,20 @@ async def test_online_rounds_roll_out_verify_step_and_resume(model_path, tokeniz
     logged = [json.loads(line)["round"] for line in (run / "metrics" / "online.jsonl").read_text().splitlines()]
     assert logged == [1, 2, 3]
     assert torch.load(complete_checkpoints(run / "train" / "checkpoints")[-1] / "trainer.pt", weights_only=False)
+
+
+@pytest.mark.podman
+async def test_gold_demonstrations_become_sft_training_data(model_path, tmp_path, podman_url):
+    from ptrain.cli.rollout import run_rollout
+
+    run = tmp_path / "demos"
+    rollout = RolloutConfig(engine="gold", model=str(model_path), categories=("shell-basics",), tasks=4, samples=1,
+                            concurrency=2, max_turns=3, max_new_tokens=128, flush_interval_s=0.5)  # fmt: skip
+    report = await run_rollout(run, rollout, live=False)
+    assert report.verified == 4 and report.passed == 4
+    episodes = list(Store(run).episodes())
+    assert all(e.model == "gold" and e.model_tokens > 0 for e in episodes)
+    cfg = TrainConfig(model=str(model_path), algo="sft", lora_rank=4, groups_per_step=4, tensorboard=False)
+    rows = Trainer(cfg, run).train(Store(run))
+    assert len(rows) == 1 and rows[0]["sequences"] == 4 and rows[0]["loss"] > 0
+    assert rows[0]["model_tokens"] == sum(e.model_tokens for e in episodes)

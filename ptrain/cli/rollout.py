@@ -37,6 +37,8 @@ def rollout(
     split: str = typer.Option(None, help="train, dev or test  [default: train]"),
     tasks: int = typer.Option(None, help="How many tasks (a fixed sample of the split)  [default: all]"),
     task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids instead of a sample."),
+    category: str = typer.Option(None, help="Only tasks of these categories, comma-separated."),
+    difficulty: str = typer.Option(None, help="Only these difficulty tiers, comma-separated (e.g. easy)."),
     samples: int = typer.Option(None, help="Samples per task (one GRPO group)  [default: 4]"),
     model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
     engine: str = typer.Option(None, help="hf (in process), openai (a server) or gold (replay gold solutions)  [default: hf]"),
@@ -52,8 +54,10 @@ def rollout(
     state_note: bool = typer.Option(None, "--state-note/--no-state-note", help="Tell the model cwd and changed files."),
 ) -> None:
     """Roll out episodes: the model acts in sandboxes, episodes and verdicts go to the store."""
-    ids = tuple(t for t in task_ids.split(",") if t) if task_ids else None
+    ids, categories, difficulties = (tuple(t for t in v.split(",") if t) if v else None
+                                     for v in (task_ids, category, difficulty))  # fmt: skip
     cfg = load_config(config, taskpack=taskpack, split=split, tasks=tasks, task_ids=ids, samples=samples,
+                      categories=categories, difficulties=difficulties,
                       model=model, engine=engine, base_url=base_url, concurrency=concurrency, mode=mode,
                       verify=verify, action_format=action_format, max_turns=max_turns, max_new_tokens=max_new_tokens,
                       temperature=temperature, seed=seed, state_note=state_note)  # fmt: skip
