@@ -19,9 +19,10 @@ from ptrain.episode import Episode, StoredVerdict
 from ptrain.errors import PtrainError
 from ptrain.store import Store
 from ptrain.train.batch import Sequence, deal, micro_batches, segments_of, select_grpo
+from ptrain.train.checkpoint import complete_checkpoints
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import token_logprobs
-from ptrain.train.loop import Trainer, complete_checkpoints
+from ptrain.train.loop import Trainer
 from ptrain.train.model import export_merged, load_policy, masked_logprobs
 
 REPLIES = ["The answer is 42.", "I do not know.", "Let me run ls first.", "cat README.md"]

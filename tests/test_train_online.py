@@ -16,8 +16,9 @@ from ptrain.store import Store
 from ptrain.taskpack import load
 from ptrain.testing.engine import ScriptedEngine, gold_replies
 from ptrain.train.batch import select_grpo
+from ptrain.train.checkpoint import complete_checkpoints
 from ptrain.train.config import TrainConfig
-from ptrain.train.loop import Trainer, complete_checkpoints
+from ptrain.train.loop import Trainer
 from ptrain.train.online import train_online
 
 TASKS = ("text/count-lines", "files-shell/create-hello")

@@ -107,7 +107,7 @@ def run_training(run: Path, cfg: TrainConfig) -> list[dict]:
 
 
 def export(run: Path, out: Path, checkpoint: Path | None) -> None:
-    from ptrain.train.loop import complete_checkpoints
+    from ptrain.train.checkpoint import complete_checkpoints
     from ptrain.train.model import export_merged
 
     if checkpoint is None:

@@ -20,7 +20,6 @@ import json
 import logging
 import math
 import random
-import shutil
 import time
 from collections import Counter
 from dataclasses import asdict
@@ -33,9 +32,16 @@ import torch
 from ptrain.errors import PtrainError
 from ptrain.store import Store
 from ptrain.train.batch import Selection, Sequence, collate, deal, micro_batches, select_grpo, select_sft
+from ptrain.train.checkpoint import (
+    read_latest,
+    read_trainer_state,
+    seed_everything,
+    trim,
+    write_checkpoint,
+)
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import aggregate, per_token_loss
-from ptrain.train.model import load_policy, load_weights, masked_logprobs, save_weights, trainable_parameters
+from ptrain.train.model import load_policy, masked_logprobs, trainable_parameters
 
 log = logging.getLogger("ptrain.train")
 
@@ -271,79 +277,34 @@ class Trainer:
     # -- checkpoints --------------------------------------------------------------------------------
 
     def save(self) -> Path:
-        """step-NNNNNN/: weights, optimizer, scheduler, RNG and the data position; written whole or not at all."""
+        """A checkpoint of this step (see checkpoint.py); every rank waits until it is on disk."""
         final = self.checkpoints / f"step-{self.step_no:06d}"
         if self.rank == 0:
-            tmp = final.with_name(final.name + ".partial")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            save_weights(self.model, tmp / ("adapter" if hasattr(self.model, "peft_config") else "model"))
-            torch.save({"optimizer": self.optimizer.state_dict(),
-                        "scheduler": self.scheduler.state_dict() if self.scheduler else None,
-                        "rng": rng_state()}, tmp / "trainer.pt")  # fmt: skip
             state = {"step": self.step_no, "policy_version": self.policy_version, "base_version": self.base_version,
                      "epoch": self.epoch, "position": self.position, "order": self.order, "round": self.round,
                      "config": asdict(self.cfg), "saved_at": time.time()}  # fmt: skip
-            (tmp / "state.json").write_text(json.dumps(state, indent=1))
-            shutil.rmtree(final, ignore_errors=True)
-            tmp.rename(final)
-            for old in complete_checkpoints(self.checkpoints)[: -self.cfg.keep_checkpoints]:
-                shutil.rmtree(old, ignore_errors=True)
+            trainer_state = {"optimizer": self.optimizer.state_dict(),
+                             "scheduler": self.scheduler.state_dict() if self.scheduler else None}  # fmt: skip
+            write_checkpoint(final, self.model, trainer_state, state, self.cfg.keep_checkpoints)
         self.acc.wait_for_everyone()
         return final
 
     def _load_latest(self) -> dict | None:
-        found = complete_checkpoints(self.checkpoints)
-        if not found:
-            return None
-        path = found[-1]
-        state = json.loads((path / "state.json").read_text())
-        load_weights(self.model, path / ("adapter" if hasattr(self.model, "peft_config") else "model"))
-        state["path"] = path
-        self.step_no, self.base_version = state["step"], state["base_version"]
-        self.epoch, self.position, self.order = state["epoch"], state["position"], state["order"]
-        self.round = state.get("round", 0)
-        log.info("train: resuming from %s (step %d)", path, self.step_no)
+        state = read_latest(self.checkpoints, self.model)
+        if state:
+            self.step_no, self.base_version = state["step"], state["base_version"]
+            self.epoch, self.position, self.order = state["epoch"], state["position"], state["order"]
+            self.round = state.get("round", 0)
+            log.info("train: resuming from %s (step %d)", state["path"], self.step_no)
         return state
 
     def _restore(self, state: dict) -> None:
         """Optimizer, scheduler and RNG of the checkpoint; metrics rows after it are dropped (they are redone)."""
-        saved = torch.load(state["path"] / "trainer.pt", weights_only=False)
+        saved = read_trainer_state(state["path"])
         self.optimizer.load_state_dict(saved["optimizer"])
         if saved["scheduler"] and self.scheduler:
             self.scheduler.load_state_dict(saved["scheduler"])
-        set_rng_state(saved["rng"])
         if self.rank == 0:
             trim(self.metrics, lambda row: row["step"] <= self.step_no)
             trim(self.run / "metrics" / "online.jsonl", lambda row: row["round"] <= self.round)
         self._resume_state = None
-
-
-def trim(path: Path, keep) -> None:
-    """Drop the rows of a metrics file that a resumed run is about to redo."""
-    if path.is_file():
-        rows = [line for line in path.read_text().splitlines() if line and keep(json.loads(line))]
-        path.write_text("".join(r + "\n" for r in rows))
-
-
-def complete_checkpoints(directory: Path) -> list[Path]:
-    """Checkpoints with their state written, oldest first (a .partial one is an interrupted save)."""
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.glob("step-*") if p.is_dir() and (p / "state.json").is_file())
-
-
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-def rng_state() -> dict:
-    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-
-
-def set_rng_state(state: dict) -> None:
-    random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
-    torch.set_rng_state(state["torch"])

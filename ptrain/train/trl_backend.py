@@ -201,7 +201,7 @@ def train_with_trl(run: Path, store: Store, cfg: TrainConfig) -> list[dict]:
     from transformers import PrinterCallback, TrainerCallback
     from transformers.trainer_utils import get_last_checkpoint
 
-    from ptrain.train.loop import seed_everything
+    from ptrain.train.checkpoint import seed_everything
 
     run = Path(run)
     p = plan(store, cfg)

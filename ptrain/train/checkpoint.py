@@ -1,0 +1,88 @@
+"""Training checkpoints: written whole or not at all, found again after a crash, and the RNG they carry.
+
+    RUN/train/checkpoints/step-000010/
+        adapter/ (LoRA, safetensors) or model/ (full fine-tuning)
+        trainer.pt   optimizer, LR schedule, RNG states
+        state.json   step, policy version, data position (epoch, order, position; online: round), config
+
+A checkpoint is assembled in `step-N.partial/` and renamed into place, so `complete_checkpoints`
+never returns a half-written one; the newest `keep` are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ptrain.train.model import load_weights, save_weights
+
+
+def weights_dir(model, checkpoint: Path) -> Path:
+    return checkpoint / ("adapter" if hasattr(model, "peft_config") else "model")
+
+
+def write_checkpoint(final: Path, model, trainer_state: dict[str, Any], state: dict[str, Any], keep: int) -> Path:
+    tmp = final.with_name(final.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    save_weights(model, weights_dir(model, tmp))
+    torch.save({**trainer_state, "rng": rng_state()}, tmp / "trainer.pt")
+    (tmp / "state.json").write_text(json.dumps(state, indent=1))
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    for old in complete_checkpoints(final.parent)[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def read_latest(directory: Path, model) -> dict[str, Any] | None:
+    """The newest complete checkpoint's state (with "path"), its weights loaded into `model`; None if none."""
+    found = complete_checkpoints(directory)
+    if not found:
+        return None
+    state = json.loads((found[-1] / "state.json").read_text())
+    load_weights(model, weights_dir(model, found[-1]))
+    return {**state, "path": found[-1]}
+
+
+def read_trainer_state(checkpoint: Path) -> dict[str, Any]:
+    """Optimizer and schedule state dicts; the RNG states are restored as they are read."""
+    saved = torch.load(checkpoint / "trainer.pt", weights_only=False)
+    set_rng_state(saved.pop("rng"))
+    return saved
+
+
+def complete_checkpoints(directory: Path) -> list[Path]:
+    """Checkpoints with their state written, oldest first (a .partial one is an interrupted save)."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.glob("step-*") if p.is_dir() and (p / "state.json").is_file())
+
+
+def trim(path: Path, keep) -> None:
+    """Drop the rows of a metrics file that a resumed run is about to redo."""
+    if path.is_file():
+        rows = [line for line in path.read_text().splitlines() if line and keep(json.loads(line))]
+        path.write_text("".join(r + "\n" for r in rows))
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def rng_state() -> dict:
+    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+
+
+def set_rng_state(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
