@@ -36,6 +36,12 @@ CASES = {
     "fill_the_workspace": Hostile(
         "dd if=/dev/zero of=/workspace/big bs=1M; df -m /workspace | tail -1", 30, lambda r: "No space left" in r.output
     ),
+    # the agent's own lines to bash must not call the command's functions (a fork bomb is a function named `:`)
+    "shadow_the_builtins": Hostile(
+        'for f in : true printf wait read eval; do eval "$f() { echo BOOM; }"; done; sleep 30',
+        2,
+        lambda r: r.timed_out and "BOOM" not in r.output and "every process the command started was killed" in r.output,
+    ),
     "endless_output": Hostile("yes", 3, lambda r: r.timed_out and r.truncated and r.output.startswith("y\ny\n")),
     "sleep_infinity": Hostile("sleep infinity", 2, lambda r: r.timed_out),
     "reach_the_network": Hostile(

@@ -37,7 +37,7 @@ MAX_HEADER_BYTES = 1 << 20
 # Commands run inside a function so that, on a timeout, SIGUSR1 makes bash `return` from it instead
 # of going on with the rest of the command once its children are dead (one function level per signal;
 # the agent keeps signalling until the command is over).
-PRELUDE = b"""__ptrain_run() { eval "$__ptrain_cmd"; }
+PRELUDE = b"""__ptrain_run() { builtin eval "$__ptrain_cmd"; }
 trap 'return 124 2>/dev/null' USR1
 """
 
@@ -238,9 +238,9 @@ class Shell:
         nonce = uuid.uuid4().hex
         command = command.replace("\0", "")
         script = (
-            f"IFS= read -r -d '' __ptrain_cmd <<'__PTRAIN_{nonce}'\n{command}\n__PTRAIN_{nonce}\n"
+            f"IFS= builtin read -r -d '' __ptrain_cmd <<'__PTRAIN_{nonce}'\n{command}\n__PTRAIN_{nonce}\n"
             f"__ptrain_run < /dev/null\n"
-            f"printf '%s %d\\n' {nonce} $? >&{STATUS_FD}\n"
+            f"builtin printf '%s %d\\n' {nonce} $? >&{STATUS_FD}\n"
         ).encode()
         output = HeadTail(max_output_bytes)
         started = time.monotonic()
@@ -302,9 +302,12 @@ class Shell:
         """Reap the killed command's jobs inside bash, so its "Killed" notices belong to this output.
 
         `wait` with no operands returns 0 once every job is reaped, or >128 if a late SIGUSR1 cut it short;
-        bash prints the notices of jobs reaped by `wait` before it runs the next line, hence the `:`."""
+        bash prints the notices of jobs reaped by `wait` before it runs the next line, hence the `true`.
+        Everything the agent writes to bash goes through `builtin`: the command may have defined a
+        function named `:`, `wait` or `printf` (a fork bomb is a function named `:`)."""
         nonce = uuid.uuid4().hex
-        os.write(self.stdin, f"until wait 2>/dev/null; do :; done\n:\nprintf '%s\\n' {nonce} >&{STATUS_FD}\n".encode())
+        os.write(self.stdin, f"until builtin wait 2>/dev/null; do builtin true; done\nbuiltin true\n"
+                             f"builtin printf '%s\\n' {nonce} >&{STATUS_FD}\n".encode())  # fmt: skip
         deadline, status_buf = time.monotonic() + KILL_GRACE_S, b""
         while time.monotonic() < deadline and nonce.encode() not in status_buf:
             ready, _, _ = select.select([self.out, self.status], [], [], 0.05)
