@@ -238,7 +238,7 @@ def test_export_writes_a_merged_model_that_transformers_loads(model_path, tokeni
     out = export_merged(complete_checkpoints(run / "train" / "checkpoints")[-1], tmp_path / "merged")
     merged = AutoModelForCausalLM.from_pretrained(out)
     assert not list(out.glob("adapter*")) and (out / "tokenizer.json").is_file()
-    ids = torch.tensor([store.episodes().__next__().token_ids], dtype=torch.long)
+    ids = torch.tensor(np.array([next(store.episodes()).token_ids]), dtype=torch.long)
     trainer.model.eval()
     with torch.no_grad():
         torch.testing.assert_close(merged(input_ids=ids).logits, trainer.model(input_ids=ids).logits,
