@@ -50,6 +50,22 @@ class TrainError(PtrainError):
     pass
 
 
+def select_from_store(store: Store, cfg: TrainConfig, policy_version: int = 0) -> dict[str, Selection]:
+    """Every trainable group of the store, by group id (SFT: every passed episode, by episode id)."""
+    filters: dict[str, Any] = {"split": cfg.split, **({"taskpack": cfg.taskpack} if cfg.taskpack else {})}
+    if cfg.algo == "sft":
+        return {e.episode_id: select_sft([e]) for e in store.episodes(**filters, min_reward=1.0)}
+    min_version = policy_version - cfg.max_staleness if cfg.max_staleness >= 0 else None
+    return {g.group_id: select_grpo([g], cfg.advantage, min_version) for g in store.groups(**filters)}
+
+
+def epoch_order(group_ids: list[str], seed: int, epoch: int) -> list[str]:
+    """The order of an epoch's groups: sorted ids shuffled by (seed, epoch), the same for every trainer."""
+    order = sorted(group_ids)
+    random.Random(seed * 1000 + epoch).shuffle(order)
+    return order
+
+
 class Trainer:
     def __init__(self, cfg: TrainConfig, run: Path, accelerator=None):
         from accelerate import Accelerator
@@ -81,20 +97,7 @@ class Trainer:
         return self.base_version + self.step_no
 
     def select(self, store: Store) -> dict[str, Selection]:
-        """Every trainable group of the store, by group id (SFT: every passed episode, by episode id)."""
-        cfg = self.cfg
-        filters: dict[str, Any] = {"split": cfg.split}
-        if cfg.taskpack:
-            filters["taskpack"] = cfg.taskpack
-        out: dict[str, Selection] = {}
-        if cfg.algo == "sft":
-            for episode in store.episodes(**filters, min_reward=1.0):
-                out[episode.episode_id] = select_sft([episode])
-            return out
-        min_version = self.policy_version - cfg.max_staleness if cfg.max_staleness >= 0 else None
-        for group in store.groups(**filters):
-            out[group.group_id] = select_grpo([group], cfg.advantage, min_version)
-        return out
+        return select_from_store(store, self.cfg, self.policy_version)
 
     def plan(self, store: Store) -> list[list[str]]:
         """The remaining steps of training, each a list of group ids; resumes where a checkpoint left off."""
@@ -121,8 +124,7 @@ class Trainer:
         while self.step_no + len(steps) < total:
             if not order or position >= len(order):
                 epoch, position = (epoch + 1, 0) if order else (epoch, 0)
-                order = list(usable)
-                random.Random(cfg.seed * 1000 + epoch).shuffle(order)
+                order = epoch_order(usable, cfg.seed, epoch)
             chunk = [
                 g
                 for g in order[position : position + cfg.groups_per_step]

@@ -29,7 +29,6 @@ import json
 import logging
 import math
 import os
-import random
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -42,8 +41,9 @@ import torch
 from ptrain.engine.models import resolve_model
 from ptrain.errors import ConfigError
 from ptrain.store import Store
-from ptrain.train.batch import Selection, Sequence, select_grpo
+from ptrain.train.batch import Selection, Sequence
 from ptrain.train.config import TrainConfig
+from ptrain.train.loop import TrainError, epoch_order, select_from_store
 
 log = logging.getLogger("ptrain.train")
 
@@ -108,9 +108,7 @@ class Plan:
 
 def plan(store: Store, cfg: TrainConfig) -> Plan:
     """ptrain's selection and order of the store's groups, as TRL can take them."""
-    filters = {"split": cfg.split, **({"taskpack": cfg.taskpack} if cfg.taskpack else {})}
-    min_version = -cfg.max_staleness if cfg.max_staleness >= 0 else None  # a first run: policy version 0
-    selections = {g.group_id: select_grpo([g], cfg.advantage, min_version) for g in store.groups(**filters)}
+    selections = select_from_store(store, cfg)  # a first run: policy version 0
     samples: dict[str, list[Sample]] = {}
     for group_id, sel in selections.items():
         if not sel.groups:
@@ -130,8 +128,7 @@ def plan(store: Store, cfg: TrainConfig) -> Plan:
     per_step = min(cfg.groups_per_step, len(usable)) or 1
     steps = []
     for epoch in range(cfg.epochs):  # as Trainer.plan orders an epoch; TRL takes only whole steps
-        order = list(usable)
-        random.Random(cfg.seed * 1000 + epoch).shuffle(order)
+        order = epoch_order(usable, cfg.seed, epoch)
         steps += [order[i : i + per_step] for i in range(0, len(order) - per_step + 1, per_step)]
         if len(order) % per_step:
             left_out["groups past the last whole step of an epoch (TRL takes whole steps)"] += len(order) % per_step
@@ -140,8 +137,6 @@ def plan(store: Store, cfg: TrainConfig) -> Plan:
     if dropped:
         log.warning("train (trl): left out %s", ", ".join(f"{n} {why}" for why, n in dropped.most_common()))
     if not steps:
-        from ptrain.train.loop import TrainError
-
         raise TrainError(f"nothing to train on in {store.path}: {len(selections)} groups, none with signal",
                          fix="run `ptrain rollout` and `ptrain verify` first; a GRPO group needs different rewards")  # fmt: skip
     return Plan(samples, steps, selections, left_out)
