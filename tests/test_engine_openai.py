@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import re
 import signal
@@ -326,3 +327,37 @@ async def test_a_stopped_server_exits_cleanly_and_the_next_generate_raises_engin
     finally:
         stop_server(served.process)
         await engine.close()
+
+
+# --- text mode: a server that gives back text only ------------------------------------------------
+
+
+def test_a_text_only_completion_is_tokenized_here_with_nan_logprobs_and_the_stop_token(tokenizer):
+    from ptrain.engine.openai import has_token_ids, text_completion
+
+    body = {"choices": [{"text": "Hello there", "finish_reason": "stop"}]}
+    assert not has_token_ids(body)
+    done = text_completion(body, tokenizer, (2,), 7, 3, "http://api/v1/completions")
+    assert done.text_mode and done.finish_reason == "stop" and done.token_ids[-1] == 2
+    assert tokenizer.decode(done.token_ids[:-1]) == "Hello there"
+    assert all(math.isnan(lp) for lp in done.logprobs) and done.policy_version == 3
+    with pytest.raises(EngineError, match="finished a completion with 'content_filter'"):
+        text_completion({"choices": [{"text": "", "finish_reason": "content_filter"}]}, tokenizer, (2,), 7, 0, "u")
+
+
+async def test_against_a_text_only_server_the_engine_switches_to_text_mode(model_path, tmp_path, tokenizer, prompt):
+    served = start_server(tmp_path / "serve.log", "--text-only")
+    engine = OpenAIEngine(served.url, tokenizer=tokenizer, timeout_s=120)
+    strict = OpenAIEngine(served.url, timeout_s=120)
+    try:
+        sampling = Sampling(max_new_tokens=6, temperature=0)
+        first = await engine.generate(prompt, sampling)
+        assert first.text_mode and engine.text_mode and len(first.token_ids) >= 1
+        second = await engine.generate(prompt, sampling)  # now the prompt goes as text, with standard fields only
+        assert second.text_mode and second.token_ids == first.token_ids
+        with pytest.raises(EngineError, match="no token ids"):
+            await strict.generate(prompt, sampling)
+    finally:
+        stop_server(served.process)
+        await engine.close()
+        await strict.close()

@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ptrain.cli import doctor, images, models, rollout, sandbox, taskpacks, verify
+from ptrain.cli import eval as eval_cli
+from ptrain.cli import report as report_cli
 from ptrain.cli import serve as serve_cli
 from ptrain.cli import store as store_cli
 from ptrain.cli import train as train_cli
@@ -27,6 +29,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("doctor")(doctor.doctor)
+app.command("eval")(eval_cli.eval_command)
+app.command("report")(report_cli.report)
 app.command("rollout")(rollout.rollout)
 app.command("serve")(serve_cli.serve)
 app.command("train")(train_cli.train)

@@ -29,13 +29,18 @@ def serve(
     max_batch: int = typer.Option(None, help="Most sequences generated at once (default: the engine's)."),
     served_name: str = typer.Option(None, help="The model name clients pass (default: the model's)."),
     threads: int = typer.Option(None, help="torch CPU threads (default: torch's, one per core)."),
+    text_only: bool = typer.Option(
+        False, "--text-only", help="Answer like an API that returns text only (no token ids), to test text mode."
+    ),
 ) -> None:
     """Serve a model over an OpenAI-compatible API (completions with token ids, chat with tools)."""
     options = {"kv_budget_tokens": kv_budget_tokens, "max_batch": max_batch, "threads": threads}
-    asyncio.run(_serve(model, host, port, served_name, {k: v for k, v in options.items() if v}))
+    asyncio.run(_serve(model, host, port, served_name, {k: v for k, v in options.items() if v}, text_only))
 
 
-async def _serve(model: str, host: str, port: int, served_name: str | None, options: dict[str, int]) -> None:
+async def _serve(
+    model: str, host: str, port: int, served_name: str | None, options: dict[str, int], text_only: bool = False
+) -> None:
     from transformers import AutoTokenizer
 
     from ptrain.engine.hf import HFEngine
@@ -59,7 +64,9 @@ async def _serve(model: str, host: str, port: int, served_name: str | None, opti
         sys.stdout.flush()
 
     try:
-        await serve_engine(engine, tokenizer, host, port, served_name=served_name, stop=stop, on_ready=ready)
+        await serve_engine(
+            engine, tokenizer, host, port, served_name=served_name, text_only=text_only, stop=stop, on_ready=ready
+        )
     finally:
         await engine.close()
     console.print("stopped")

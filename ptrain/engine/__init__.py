@@ -38,5 +38,5 @@ def open_engine(kind: str, model: str, base_url: str = "", **options: Any) -> tu
     if kind == "openai":
         from ptrain.engine.openai import OpenAIEngine
 
-        return OpenAIEngine(base_url, **options), tokenizer
+        return OpenAIEngine(base_url, tokenizer=tokenizer, **options), tokenizer
     raise ConfigError(f"unknown engine {kind!r}", fix="use --engine hf or --engine openai")

@@ -48,6 +48,7 @@ class Completion:
     prompt_tokens: int
     queued_s: float = 0.0  # waiting for admission (KV budget, batch slots)
     generate_s: float = 0.0  # from admission to the last token
+    text_mode: bool = False  # the server gave back text only: token ids are ours, logprobs unknown (NaN)
 
 
 @dataclass

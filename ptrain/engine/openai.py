@@ -11,8 +11,11 @@ this engine speaks only the token-level dialect of the OpenAI completions API th
         ignore_eos: true                -> stop only on stop_token_ids, as the hf engine does
     max_tokens is clamped to what the context window leaves after the prompt, as the hf engine does.
 
-A server that gives back neither is refused with an `EngineError`: text-mode episodes (for APIs
-that only return text) are not supported yet. Every failure (connection refused, timeout, HTTP error,
+A server that gives back neither (an API that returns text only) puts the engine in text mode when
+it has the model's tokenizer: from then on it sends the prompt as text with only the standard
+fields, tokenizes the text it gets back itself, and marks each completion `text_mode` (logprobs NaN),
+so its episodes can be evaluated but are stored as not trainable. Without a tokenizer such a server
+is refused with an `EngineError`. Every failure (connection refused, timeout, HTTP error,
 malformed JSON) is an `EngineError`, an infrastructure failure and never the model's.
 
     engine = OpenAIEngine("http://127.0.0.1:8000/v1")   # the model and its context window from /models
@@ -24,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
+import math
 import os
 import time
 import urllib.error
@@ -36,6 +41,7 @@ import aiohttp
 from ptrain.engine.base import FINISH_REASONS, Completion, EngineStats, Sampling
 from ptrain.errors import ConfigError, EngineError
 
+log = logging.getLogger(__name__)
 DEFAULT_CONTEXT_WINDOW = 8192
 TOKEN_ID_PREFIX = "token_id:"  # vLLM's return_tokens_as_token_ids placeholder
 
@@ -55,6 +61,7 @@ class OpenAIEngine:
         max_concurrency: int = 256,
         timeout_s: float = 600.0,
         policy_version: int = 0,
+        tokenizer: Any = None,
     ):
         """An engine for the server at `base_url` (such as http://127.0.0.1:8000/v1).
 
@@ -71,6 +78,8 @@ class OpenAIEngine:
         self.timeout_s = timeout_s
         self.max_concurrency = max_concurrency
         self.policy_version = policy_version
+        self.tokenizer = tokenizer  # the model's, for text mode
+        self.text_mode = False  # set once the server answers with text only
         card: dict[str, Any] = {}
         if model is None or context_window is None:
             card = self._card(model)
@@ -141,6 +150,8 @@ class OpenAIEngine:
         }
         if sampling.seed is not None:
             payload["seed"] = sampling.seed
+        if self.text_mode:
+            payload = self._text_payload(payload, prompt, sampling)
         queued = time.monotonic()
         self._stats.waiting += 1
         try:
@@ -151,9 +162,15 @@ class OpenAIEngine:
         self._begin()
         try:
             body = await self._request("POST", "/completions", payload)
-            completion = completion_from_response(
-                body, len(prompt), self.policy_version, f"{self.base_url}/completions"
-            )
+            url = f"{self.base_url}/completions"
+            if not self.text_mode and self.tokenizer is not None and not has_token_ids(body):
+                log.warning("%s gives back text only: text mode (episodes kept, but not trainable)", url)
+                self.text_mode = True
+            if self.text_mode:
+                completion = text_completion(body, self.tokenizer, sampling.stop_token_ids, len(prompt),
+                                             self.policy_version, url)  # fmt: skip
+            else:
+                completion = completion_from_response(body, len(prompt), self.policy_version, url)
         except EngineError:
             self._stats.extra["failed_requests"] = self._stats.extra.get("failed_requests", 0.0) + 1
             raise
@@ -165,6 +182,13 @@ class OpenAIEngine:
         self._stats.prompt_tokens += completion.prompt_tokens
         self._stats.generated_tokens += len(completion.token_ids)
         return completion
+
+    def _text_payload(self, payload: dict[str, Any], prompt: list[int], sampling: Sampling) -> dict[str, Any]:
+        """Only the fields every completions API knows; the prompt and the stop tokens as text."""
+        decode = lambda ids: self.tokenizer.decode(ids, skip_special_tokens=False)  # noqa: E731
+        keep = ("model", "max_tokens", "temperature", "top_p", "seed", "logprobs")
+        stops = [decode([t]) for t in sampling.stop_token_ids][:4]  # OpenAI's API takes at most four
+        return {**{k: payload[k] for k in keep if k in payload}, "prompt": decode(prompt), "stop": stops or None}
 
     def stats(self) -> EngineStats:
         s = self._stats
@@ -251,7 +275,7 @@ def completion_from_response(body: dict[str, Any], prompt_tokens: int, policy_ve
                 f"{url} gave back text but no token ids (neither choices[0].token_ids nor "
                 "'token_id:N' logprob tokens), and training needs the exact tokens sampled",
                 fix="use a server that honours return_token_ids or return_tokens_as_token_ids "
-                "(vLLM, or `ptrain serve`); text-mode episodes are not supported yet",
+                "(vLLM, or `ptrain serve`), or give the engine the model's tokenizer for text mode",
             )
         ids = tuple(_int(t) for t in token_ids)
         values = logprobs.get("token_logprobs")
@@ -271,6 +295,36 @@ def completion_from_response(body: dict[str, Any], prompt_tokens: int, policy_ve
     if finish not in FINISH_REASONS:
         raise EngineError(f"{url} finished a completion with {finish!r}, expected one of {FINISH_REASONS}")
     return completion
+
+
+def has_token_ids(body: dict[str, Any]) -> bool:
+    try:
+        choice = body["choices"][0]
+        tokens = (choice.get("logprobs") or {}).get("tokens")
+        return choice.get("token_ids") is not None or _ids_from_tokens(tokens) is not None
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return True  # malformed: let completion_from_response say what is wrong
+
+
+def text_completion(
+    body: dict[str, Any], tokenizer: Any, stop_token_ids: Sequence[int], prompt_tokens: int, policy_version: int,
+    url: str,
+) -> Completion:  # fmt: skip
+    """A text-only completion, tokenized here; a stop ends with the stop token, as token-mode ones do."""
+    try:
+        choice = body["choices"][0]
+        text, finish = choice["text"], choice.get("finish_reason")
+        if not isinstance(text, str):
+            raise TypeError("text is not a string")
+    except (KeyError, IndexError, TypeError) as e:
+        raise EngineError(f"{url} answered with an unexpected completion: {_clip(json.dumps(body))}") from e
+    finish = "stop" if finish in ("stop", "eos") else "length" if finish == "length" else finish
+    if finish not in FINISH_REASONS:
+        raise EngineError(f"{url} finished a completion with {finish!r}, expected one of {FINISH_REASONS}")
+    ids = list(tokenizer.encode(text, add_special_tokens=False))
+    if finish == "stop" and stop_token_ids and (not ids or ids[-1] not in stop_token_ids):
+        ids.append(stop_token_ids[0])
+    return Completion(tuple(ids), (math.nan,) * len(ids), finish, policy_version, prompt_tokens, text_mode=True)
 
 
 def _ids_from_tokens(tokens: Any) -> list[int] | None:

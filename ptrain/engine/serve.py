@@ -69,18 +69,21 @@ class Served:
     name: str  # what clients pass as `model`
     fmt: ChatFormat | None  # None when the model is not ChatML: /v1/chat/completions then says so
     fmt_error: str = ""
+    text_only: bool = False  # answer like an API that gives back text only (no token ids): clients' text mode
 
 
 SERVED = web.AppKey("served", Served)
 
 
-def build_app(engine: Engine, tokenizer: Any, served_name: str | None = None) -> web.Application:
+def build_app(
+    engine: Engine, tokenizer: Any, served_name: str | None = None, text_only: bool = False
+) -> web.Application:
     try:
         fmt, fmt_error = ChatFormat(tokenizer), ""
     except ConfigError as e:
         fmt, fmt_error = None, str(e)
     app = web.Application(middlewares=[_errors], client_max_size=MAX_BODY_BYTES)
-    app[SERVED] = Served(engine, tokenizer, served_name or engine.model, fmt, fmt_error)
+    app[SERVED] = Served(engine, tokenizer, served_name or engine.model, fmt, fmt_error, text_only)
     app.router.add_get("/health", health)
     app.router.add_get("/v1/models", models)
     app.router.add_post("/v1/completions", completions)
@@ -96,12 +99,16 @@ async def serve(
     port: int = 8000,
     *,
     served_name: str | None = None,
+    text_only: bool = False,
     stop: asyncio.Event | None = None,
     on_ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serve until `stop` is set (forever without one); `on_ready` gets the base URL once listening."""
     runner = web.AppRunner(
-        build_app(engine, tokenizer, served_name), access_log=None, shutdown_timeout=5.0, handler_cancellation=True
+        build_app(engine, tokenizer, served_name, text_only),
+        access_log=None,
+        shutdown_timeout=5.0,
+        handler_cancellation=True,
     )
     await runner.setup()
     try:
@@ -152,6 +159,7 @@ async def completions(request: web.Request) -> web.Response:
     skip_special = _bool(body, "skip_special_tokens", True)
     with_stop = _bool(body, "include_stop_str_in_output", False)
     as_ids, with_ids = _bool(body, "return_tokens_as_token_ids", False), _bool(body, "return_token_ids", False)
+    as_ids, with_ids = as_ids and not served.text_only, with_ids and not served.text_only
     choices = []
     for i, c in enumerate(done):
         stopped = c.finish_reason == "stop" and bool(c.token_ids) and c.token_ids[-1] in stop

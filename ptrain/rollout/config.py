@@ -41,6 +41,7 @@ class RolloutConfig:
     verify_concurrency: int = 2  # verifications in flight, beside the episodes
     mode: str = "async"  # or "lockstep": the synchronous baseline
     verify: bool = True  # verify each episode as it finishes
+    evaluation: bool = False  # episodes of an evaluation (`ptrain eval`): marked so, never trained on
     action_format: str = "bash"  # "bash" (one ```bash block per turn) or "hermes" (JSON tool calls)
     max_turns: int = 20
     max_new_tokens: int = 512

@@ -44,7 +44,7 @@ from ptrain.tools import run_tool_call, truncate_middle
 
 ELIDED = "[output of an earlier step elided to fit the context window]"
 STATE_MARKER = "/tmp/.ptrain/started"
-MIN_TURN_TOKENS = 32  # a turn with less room than this is not worth sampling
+MIN_TURN_TOKENS = 32  # a turn with less room than this is not worth sampling (unless turns are meant to be short)
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,8 @@ class EpisodeTrace:
     turns: int = 0
     turn_end: int = 0  # where the last model turn (with its closing token) ends in token_ids
     policy_versions: list[int] = field(default_factory=list)  # one per model turn
+    format_errors: list[str] = field(default_factory=list)  # what was wrong with malformed turns
+    text_mode: bool = False  # some turn came back as text only (no token ids): not trainable
     timings: dict[str, float] = field(default_factory=lambda: {"generate_s": 0.0, "tool_s": 0.0, "queued_s": 0.0})
 
     def extend(self, ids: list[int], model: bool = False, logprobs: tuple[float, ...] = ()) -> None:
@@ -142,13 +144,9 @@ async def run_episode(
         if window - len(trace.segment) < min(limits.max_new_tokens, window // 2) and len(turns) > compacted_at:
             _compact(trace, fmt, system, task, tools, turns, window, limits)
             compacted_at = len(turns)
-        room = _room(trace, window, limits)
-        if room < MIN_TURN_TOKENS:
-            over = (
-                "max_episode_tokens"
-                if limits.max_episode_tokens - len(trace.token_ids) < MIN_TURN_TOKENS
-                else "context"
-            )
+        room, least = _room(trace, window, limits), min(MIN_TURN_TOKENS, limits.max_new_tokens)
+        if room < least:
+            over = "max_episode_tokens" if limits.max_episode_tokens - len(trace.token_ids) < least else "context"
             if len(trace.segment) > window:
                 trace.drop_unseen_tail()
             return trace.end("truncated", over)
@@ -162,6 +160,7 @@ async def run_episode(
         trace.timings["generate_s"] += time.monotonic() - t0
         trace.timings["queued_s"] += completion.queued_s
         trace.policy_versions.append(completion.policy_version)
+        trace.text_mode |= completion.text_mode
         trace.extend(list(completion.token_ids), model=True, logprobs=completion.logprobs)
         trace.extend(fmt.assistant_suffix_ids(completion.token_ids))
         trace.turns, trace.turn_end = trace.turns + 1, len(trace.token_ids)
@@ -236,6 +235,7 @@ async def _run_calls(
             return observations, trace.end("ok", "submitted")
     if error := parsed.error_observation():
         observations.append(error)
+        trace.format_errors.append(error.content[:300])
     return observations, None
 
 
@@ -253,6 +253,8 @@ async def _run_call(tools: list, call: ToolCall, sandbox: Sandbox, trace: Episod
         raise _ToolCrash(f"tool `{call.name}` raised {type(e).__name__}: {e}") from e
     content = truncate_middle(observation.content)
     record.update(is_error=observation.is_error, duration_s=time.monotonic() - t0, output_chars=len(content))
+    if observation.is_error:
+        record["error"] = content[:300]
     trace.tool_calls.append(record)
     return replace(observation, content=content)
 

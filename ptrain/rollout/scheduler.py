@@ -312,6 +312,7 @@ class Rollout:
                 "turns": trace.turns,
                 "segments": trace.segments,
                 "policy_versions": trace.policy_versions,
+                "format_errors": trace.format_errors,
                 "category": task.category,
                 "difficulty": task.difficulty,
                 "attempts": attempts,
@@ -320,7 +321,9 @@ class Rollout:
                 "temperature": self.config.temperature,
                 "top_p": self.config.top_p,
                 "engine": self.engine.name,
-                "trainable": True,
+                "evaluation": self.config.evaluation,
+                "text_mode": trace.text_mode,
+                "trainable": not (self.config.evaluation or trace.text_mode),
             },
         )
 

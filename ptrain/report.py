@@ -1,0 +1,316 @@
+"""`ptrain report RUN`: one self-contained HTML file with the run's numbers and plots.
+
+The page needs nothing but itself: every plot is a PNG (matplotlib, Agg backend) embedded as a data
+URI, every table plain HTML. It reads only what the stages left in the run directory:
+
+    RUN/metrics/train.jsonl, online.jsonl   reward, pass rate and loss over training steps
+    RUN/metrics/rollout-*.jsonl             engine busy and tool wait over time (one snapshot a second)
+    RUN/episodes (the store)                episode length and turn distributions, common tool errors
+    evaluation runs (RUN/eval/*/ by default, or --eval DIR ...)   pass@1 per category, before and after
+
+A plot with no data says so in the page instead of being left out, so a reader knows what is missing.
+A small script marks the page with how many plots loaded (`data-plots-loaded`), which the tests read
+from headless Chromium.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptrain.episode import Episode
+from ptrain.store import Store
+
+MAX_EPISODES = 20_000  # the histograms and error counts read at most this many episodes per run
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                continue  # a line cut by a kill: the rest still counts
+    return rows
+
+
+def episodes_of(run: Path) -> list[Episode]:
+    if not (run / "episodes").is_dir():
+        return []
+    out = []
+    for episode in Store(run).episodes():
+        out.append(episode)
+        if len(out) >= MAX_EPISODES:
+            break
+    return out
+
+
+def find_evals(run: Path, given: Iterable[Path] = ()) -> dict[str, dict[str, Any]]:
+    """Evaluation summaries by label: the given directories, else RUN/eval/*/ and RUN itself if it is one."""
+    dirs = list(given) or sorted(p for p in (run / "eval").glob("*") if (p / "eval.json").is_file())
+    if not dirs and (run / "eval.json").is_file():
+        dirs = [run]
+    evals = {}
+    for d in dirs:
+        path = Path(d) / "eval.json"
+        if path.is_file():
+            evals[Path(d).name] = json.loads(path.read_text())
+    return evals
+
+
+def error_signature(text: str) -> str:
+    """A tool error's kind: its first line without paths, numbers and quoted values."""
+    line = next((ln for ln in text.splitlines() if ln.strip() and not ln.startswith("[exit code")), "").strip()
+    if not line:
+        return "non-zero exit, no output" if "[exit code" in text else "(empty error)"
+    line = re.sub(r"^(main|bash|sh)(: eval)?: line \d+: ", "", line)
+    line = re.sub(r"'[^']*'|`[^`]*`|\"[^\"]*\"", "'…'", line)
+    line = re.sub(r"(/[\w.\-]+)+/?", "PATH", line)
+    line = re.sub(r"\d+", "N", line)
+    return line[:80] or "(empty error)"
+
+
+def _tool_message(episode: Episode, turn: int) -> str:
+    """The first tool message after the model's turn-th reply (for episodes stored before errors were)."""
+    seen = 0
+    for message in episode.transcript:
+        seen += message.get("role") == "assistant"
+        if seen == turn and message.get("role") == "tool":
+            return str(message.get("content", ""))
+        if seen > turn:
+            break
+    return "error"
+
+
+def tool_errors(episodes: Iterable[Episode]) -> Counter:
+    counts: Counter = Counter()
+    for e in episodes:
+        for call in e.tool_calls:
+            if call.get("is_error"):
+                text = call.get("error") or _tool_message(e, int(call.get("turn", 0)))
+                counts[f"{call.get('name', '?')}: {error_signature(text)}"] += 1
+        for text in e.metadata.get("format_errors", []):
+            counts[f"malformed turn: {error_signature(text)}"] += 1
+    return counts
+
+
+# --- plots --------------------------------------------------------------------------------------
+
+
+def _figure(width: float = 7.0, height: float = 3.2, ncols: int = 1):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), dpi=100, squeeze=False)
+    return fig, list(axes[0])
+
+
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def plot_training(train: list[dict], online: list[dict]) -> bytes | None:
+    """Reward and pass rate (online rounds) or reward (offline steps), and the loss, over training."""
+    rows = online or train
+    if not rows:
+        return None
+    x_name = "round" if online else "step"
+    fig, (left, right) = _figure(ncols=2)
+    x = [r[x_name] for r in rows]
+    rewards = [r.get("reward_mean") for r in rows]
+    if any(v is not None for v in rewards):
+        left.plot(x, [np.nan if v is None else v for v in rewards], marker="o", label="mean reward")
+    if online:
+        left.plot(x, [r.get("pass_rate", np.nan) for r in rows], marker="s", ls="--", label="pass rate")
+    left.set(xlabel=x_name, ylim=(-0.02, 1.02), title="reward over training")
+    left.legend(loc="upper left", fontsize=8)
+    losses = [(r[x_name], r["loss"]) for r in (online or train) if r.get("loss") is not None]
+    if losses:
+        right.plot(*zip(*losses, strict=True), color="tab:red", marker=".")
+    right.set(xlabel=x_name, title="loss")
+    return _png(fig)
+
+
+def plot_categories(evals: dict[str, dict[str, Any]]) -> bytes | None:
+    """pass@1 by category, one bar per evaluation, with 95% intervals."""
+    if not evals:
+        return None
+    categories = sorted({c for e in evals.values() for c in e["summary"]["by_category"]})
+    fig, (ax,) = _figure(width=max(5.0, 1.6 * len(categories) + 2))
+    width = 0.8 / len(evals)
+    for i, (label, e) in enumerate(evals.items()):
+        blocks = [e["summary"]["by_category"].get(c) for c in categories]
+        values = [b["pass@1"] if b else 0.0 for b in blocks]
+        lo = [v - b["pass@1_ci95"][0] if b else 0.0 for v, b in zip(values, blocks, strict=True)]
+        hi = [b["pass@1_ci95"][1] - v if b else 0.0 for v, b in zip(values, blocks, strict=True)]
+        xs = np.arange(len(categories)) + (i - (len(evals) - 1) / 2) * width
+        ax.bar(xs, values, width, yerr=[lo, hi], capsize=3, label=label)
+    ax.set_xticks(np.arange(len(categories)), categories, rotation=20, ha="right", fontsize=8)
+    ax.set(ylabel="pass@1", ylim=(0, 1.05), title="pass@1 by category (95% bootstrap intervals)")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def plot_lengths(episodes: list[Episode]) -> bytes | None:
+    scored = [e for e in episodes if e.status != "error"]
+    if not scored:
+        return None
+    fig, (left, right) = _figure(ncols=2)
+    left.hist([e.num_tokens for e in scored], bins=30, color="tab:blue")
+    left.set(xlabel="tokens per episode", ylabel="episodes", title="episode length")
+    turns = [int(e.metadata.get("turns", 0)) for e in scored]
+    right.hist(turns, bins=np.arange(0, max(turns) + 2) - 0.5, color="tab:green", rwidth=0.8)
+    right.set(xlabel="model turns", title="turns per episode")
+    return _png(fig)
+
+
+def plot_engine(snapshots: list[dict]) -> bytes | None:
+    """Episodes at the engine and in tools, and the engine's busy share, second by second."""
+    rows = [s for s in snapshots if s.get("kind") == "snapshot"]
+    if len(rows) < 2:
+        return None
+    t = np.array([r["time"] for r in rows]) - rows[0]["time"]
+    busy = np.array([r.get("engine_busy_s_total", 0.0) for r in rows])
+    lag = min(10, len(rows) - 1)  # over 10-second windows: the engine's counter moves in whole steps
+    share = np.clip((busy[lag:] - busy[:-lag]) / np.maximum(t[lag:] - t[:-lag], 1e-9), 0, 1)
+    fig, (left, right) = _figure(ncols=2)
+    left.plot(t, [r.get("in_generate", 0) for r in rows], label="waiting on the engine")
+    left.plot(t, [r.get("in_tools", 0) for r in rows], label="in tools")
+    left.set(xlabel="seconds", ylabel="episodes", title="where episodes are")
+    left.legend(fontsize=8)
+    right.plot(t[lag:], share, color="tab:purple")
+    right.set(xlabel="seconds", ylim=(-0.02, 1.02), title=f"engine busy share ({lag} s windows)")
+    return _png(fig)
+
+
+def plot_errors(counts: Counter, top: int = 10) -> bytes | None:
+    if not counts:
+        return None
+    common = counts.most_common(top)[::-1]
+    fig, (ax,) = _figure(height=0.35 * len(common) + 1.2)
+    ax.barh([k for k, _ in common], [v for _, v in common], color="tab:orange")
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set(xlabel="occurrences", title=f"most common tool errors (of {sum(counts.values())})")
+    return _png(fig)
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ptrain report: {title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 14px; }}
+th, td {{ border: 1px solid #ccc; padding: 4px 10px; text-align: right; }}
+th:first-child, td:first-child {{ text-align: left; }}
+figure {{ margin: 1em 0 2em; }} figcaption {{ color: #555; font-size: 13px; }}
+.missing {{ color: #999; font-style: italic; }}
+</style></head>
+<body data-plots-loaded="0" data-plots-total="{plots}">
+<h1>ptrain report</h1>
+<p>Run <code>{title}</code>, written {when}.</p>
+{body}
+<script>
+window.addEventListener("load", () => {{
+  const imgs = Array.from(document.querySelectorAll("img.plot"));
+  const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+  document.body.dataset.plotsLoaded = String(ok);
+}});
+</script>
+</body></html>
+"""
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _pct(x: float | None, ci: list[float] | None = None) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.1f}%" + (f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else "")
+
+
+def _figure_html(title: str, png: bytes | None, caption: str, missing: str) -> str:
+    if png is None:
+        return f"<h2>{html.escape(title)}</h2><p class='missing'>{html.escape(missing)}</p>"
+    data = base64.b64encode(png).decode()
+    return (f"<h2>{html.escape(title)}</h2><figure><img class='plot' alt='{html.escape(title)}' "
+            f"src='data:image/png;base64,{data}'><figcaption>{html.escape(caption)}</figcaption></figure>")  # fmt: skip
+
+
+def build_report(run: Path, evals: Iterable[Path] = (), out: Path | None = None) -> Path:
+    """Write the run's report (RUN/report.html unless `out`) and return its path."""
+    import time
+
+    from ptrain.eval import compare, task_outcomes
+
+    run = Path(run)
+    found = find_evals(run, evals)
+    eval_dirs = {Path(d).name: Path(d) for d in evals} or {
+        name: (run / "eval" / name if (run / "eval" / name).is_dir() else run) for name in found
+    }
+    episodes = episodes_of(run) or [e for d in eval_dirs.values() for e in episodes_of(d)]
+    metric_files = sorted((run / "metrics").glob("rollout-*.jsonl")) or sorted(
+        f for d in eval_dirs.values() for f in (d / "metrics").glob("rollout-*.jsonl")
+    )
+    snapshots = max((read_jsonl(f) for f in metric_files), key=len, default=[])
+    train, online = read_jsonl(run / "metrics" / "train.jsonl"), read_jsonl(run / "metrics" / "online.jsonl")
+
+    parts = []
+    if found:
+        rows = [[label, e["run"].get("model", "?"), e["run"].get("split", "?"), e["summary"]["tasks"],
+                 e["summary"]["episodes"], _pct(e["summary"].get("pass@1"), e["summary"].get("pass@1_ci95")),
+                 f"{e['summary']['mean_reward']:.3f}" if e["summary"]["mean_reward"] is not None else "-"]
+                for label, e in found.items()]  # fmt: skip
+        parts.append("<h2>Evaluations</h2>" + _table(
+            ["evaluation", "model", "split", "tasks", "episodes", "pass@1 [95% CI]", "mean reward"], rows))  # fmt: skip
+    if len(eval_dirs) >= 2:
+        (a_name, a_dir), (b_name, b_dir) = list(eval_dirs.items())[0], list(eval_dirs.items())[-1]
+        c = compare(task_outcomes(Store(a_dir)), task_outcomes(Store(b_dir)))
+        rows = [[name, r["tasks"], _pct(r["pass@1_a"]), _pct(r["pass@1_b"]),
+                 f"{100 * r['pass@1_diff']:+.1f} [{100 * r['pass@1_diff_ci95'][0]:+.1f}, "
+                 f"{100 * r['pass@1_diff_ci95'][1]:+.1f}]", f"{r['mcnemar_p']:.3g}"]
+                for name, r in [("all", c), *c["by_category"].items()] if r["tasks"]]  # fmt: skip
+        parts.append(f"<h2>{html.escape(b_name)} against {html.escape(a_name)} (paired)</h2>" + _table(
+            ["tasks", "n", f"pass@1 {a_name}", f"pass@1 {b_name}", "difference [95% CI], points", "McNemar p"],
+            rows))  # fmt: skip
+    figures = [
+        ("Training", plot_training(train, online), "Mean reward (and pass rate, online) per step, and the loss.",
+         "No training metrics in this run (metrics/train.jsonl, metrics/online.jsonl)."),
+        ("Before and after, by category", plot_categories(found), "pass@1 per task category for each evaluation.",
+         "No evaluation runs found (RUN/eval/*/eval.json, or --eval DIR)."),
+        ("Episodes", plot_lengths(episodes), f"Lengths and turns of {len(episodes)} episodes.",
+         "No episodes in this run."),
+        ("Engine and tools", plot_engine(snapshots), "From the rollout's per-second snapshots "
+         f"({metric_files[-1].name if metric_files else '-'}).", "No rollout metrics in this run."),
+        ("Tool errors", plot_errors(tool_errors(episodes)), "Error outputs of tool calls and malformed turns, "
+         "grouped with paths and numbers removed.", "No tool errors recorded."),
+    ]  # fmt: skip
+    parts += [_figure_html(*f) for f in figures]
+    page = PAGE.format(title=html.escape(str(run)), when=time.strftime("%Y-%m-%d %H:%M"),
+                       plots=sum(f[1] is not None for f in figures), body="\n".join(parts))  # fmt: skip
+    out = Path(out) if out else run / "report.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page)
+    return out

@@ -1,0 +1,120 @@
+"""`ptrain report RUN`: a self-contained HTML page whose every plot loads in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ptrain.cli import app
+from ptrain.cli.eval import evaluation
+from ptrain.episode import Episode, StoredVerdict
+from ptrain.report import build_report, error_signature, tool_errors
+from ptrain.store import Store
+
+runner = CliRunner()
+
+
+def episode(task: str, sample: int, turns: int, errors: bool, evaluation_run: bool = False) -> Episode:
+    n = 40 + 30 * turns
+    mask = np.zeros(n, bool)
+    mask[40:] = True
+    calls = [{"turn": 1, "name": "bash", "arguments": {"command": "ls /nope"}, "is_error": errors,
+              "error": "ls: cannot access '/nope/x1': No such file or directory\n\n[exit code 2]"}]  # fmt: skip
+    return Episode(run="r", taskpack="tiny", task_id=task, split="test" if evaluation_run else "train",
+                   group_id=f"g-{task}", sample_index=sample, group_size=2, token_ids=np.arange(n), loss_mask=mask,
+                   logprobs=np.where(mask, -0.3, 0.0), tool_calls=calls, timings={"wall_s": 3.0},
+                   metadata={"category": "files" if task < "t3" else "text", "difficulty": "easy", "turns": turns,
+                             "format_errors": ["Your reply has no bash block (line 2)."] if errors else [],
+                             "evaluation": evaluation_run})  # fmt: skip
+
+
+def write_store(path: Path, results: dict[str, list[bool]], evaluation_run: bool) -> Path:
+    store = Store(path, create=True)
+    with store.writer() as w:
+        for task, passes in results.items():
+            for i, passed in enumerate(passes):
+                e = episode(task, i, turns=1 + i, errors=not passed, evaluation_run=evaluation_run)
+                w.add(e)
+                w.add_verdict(StoredVerdict(episode_id=e.episode_id, reward=float(passed), passed=passed))
+    return store.path
+
+
+def write_eval(path: Path, results: dict[str, list[bool]], model: str) -> Path:
+    write_store(path, results, evaluation_run=True)
+    summary = evaluation(path)
+    summary["run"] = {"model": model, "split": "test"}
+    (path / "eval.json").write_text(json.dumps(summary))
+    return path
+
+
+@pytest.fixture
+def trained_run(tmp_path: Path) -> Path:
+    run = write_store(tmp_path / "run", {f"t{i}": [i % 2 == 0, False] for i in range(6)}, evaluation_run=False)
+    metrics = run / "metrics"
+    metrics.mkdir()
+    rows = [{"step": s, "loss": 1.0 / s, "reward_mean": 0.1 * s, "grad_norm": 0.5} for s in range(1, 6)]
+    (metrics / "train.jsonl").write_text("\n".join(map(json.dumps, rows)) + "\n{cut by a kill")
+    t0 = time.time()
+    snaps = [{"kind": "snapshot", "time": t0 + i, "in_generate": 4 - i % 3, "in_tools": i % 3,
+              "engine_busy_s_total": 0.8 * i} for i in range(30)]  # fmt: skip
+    (metrics / "rollout-20260101-000000.jsonl").write_text("\n".join(map(json.dumps, snaps)))
+    write_eval(run / "eval" / "1-base", {f"t{i}": [False, False] for i in range(6)}, "base")
+    write_eval(run / "eval" / "2-trained", {f"t{i}": [True, i < 3] for i in range(6)}, "trained")
+    return run
+
+
+def chromium_plots(page: Path) -> tuple[int, int]:
+    """(loaded, total) as the page's own script counted them in headless Chromium."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert browser, "Chromium is needed for this test: apt-get install chromium (scripts/test installs it)"
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    loaded = re.search(r'data-plots-loaded="(\d+)"', dom)
+    total = re.search(r'data-plots-total="(\d+)"', dom)
+    assert loaded and total, dom[:500]
+    return int(loaded.group(1)), int(total.group(1))
+
+
+def test_report_of_a_trained_run_shows_every_plot_in_chromium(trained_run: Path):
+    result = runner.invoke(app, ["report", str(trained_run)])
+    assert result.exit_code == 0, result.output
+    page = trained_run / "report.html"
+    text = page.read_text()
+    assert "http://" not in text and "https://" not in text  # self-contained
+    assert text.count("<img class='plot'") == 5 and "No training metrics" not in text
+    assert "2-trained against 1-base (paired)" in text
+    assert chromium_plots(page) == (5, 5)
+
+
+def test_report_of_a_bare_run_says_what_is_missing_and_still_loads(tmp_path: Path):
+    run = write_eval(tmp_path / "eval-only", {"t1": [True], "t2": [False]}, "m")
+    page = build_report(run)
+    text = page.read_text()
+    assert "No training metrics in this run" in text and "No rollout metrics" in text
+    loaded, total = chromium_plots(page)
+    assert loaded == total == text.count("<img class='plot'") == 3  # categories, episodes, tool errors
+
+
+def test_report_refuses_an_eval_directory_that_is_not_one(trained_run: Path, tmp_path: Path):
+    result = runner.invoke(app, ["report", str(trained_run), "--eval", str(tmp_path)])
+    assert result.exit_code != 0 and "not an evaluation run" in str(result.exception)
+
+
+def test_tool_errors_are_grouped_by_kind_without_paths_or_numbers(trained_run: Path):
+    assert (
+        error_signature("ls: cannot access '/a/b': No such file\n\n[exit code 2]")
+        == "ls: cannot access '…': No such file"
+    )
+    assert error_signature("main: line 3: s: command not found") == "s: command not found"
+    assert error_signature("\n[exit code 1]") == "non-zero exit, no output"
+    counts = tool_errors(Store(trained_run).episodes())
+    assert counts["bash: ls: cannot access '…': No such file or directory"] == 9
+    assert counts["malformed turn: Your reply has no bash block (line N)."] == 9
