@@ -1,0 +1,81 @@
+"""Importing FinQA- and TAT-QA-shaped files into financial-docs as held-out tasks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ptrain_financial_docs import FinancialDocs
+from ptrain_financial_docs.image.fscore import score
+from ptrain_financial_docs.imported import import_file, load_file, load_imported, shape_of
+
+from ptrain.errors import ConfigError
+from ptrain.taskpack import check_task
+
+FIXTURES = Path(__file__).parent / "fixtures" / "financial"
+
+
+def by_id(tasks):
+    return {t.id: t for t in tasks}
+
+
+def test_finqa_items_become_test_tasks_with_their_own_one_page_filing():
+    tasks = by_id(load_file(FIXTURES / "finqa_sample.json"))
+    assert len(tasks) == 4 and all(
+        t.split == "test" and t.category == "finqa" and not check_task(t) for t in tasks.values()
+    )
+    growth = tasks["imported/finqa/acme-2019-page-42-pdf-1"]
+    assert growth.metadata["gold"] == pytest.approx({"kind": "number", "value": 13.636, "decimals": 1, "percent": True,
+                                                      "ignore_scale": True})  # fmt: skip
+    assert growth.difficulty == "medium"
+    page = json.loads(growth.files["filings/.index/pages.jsonl"])
+    assert page["tables"][0]["rows"][0] == ["net sales", "$ 1,250", "$ 1,100"] and "higher volumes" in page["text"]
+    assert tasks["imported/finqa/bolt-2017-page-18-pdf-4"].metadata["gold"] == {"kind": "yesno", "value": "yes"}
+
+
+def test_finqa_percentages_accept_the_percent_or_the_fraction_and_ignore_unknown_scales():
+    gold = by_id(load_file(FIXTURES / "finqa_sample.json"))["imported/finqa/acme-2019-page-42-pdf-1"].metadata["gold"]
+    assert score("13.6%", gold)["passed"] and score("0.1364", gold)["passed"] and not score("14%", gold)["passed"]
+    total = by_id(load_file(FIXTURES / "finqa_sample.json"))["imported/finqa/bolt-2017-page-18-pdf-3"].metadata["gold"]
+    assert score("282", total)["passed"] and score("$282 thousand", total)["passed"]
+
+
+def test_tatqa_questions_keep_their_scale_and_answer_type():
+    tasks = by_id(load_file(FIXTURES / "tatqa_sample.json"))
+    assert len(tasks) == 6 and {t.category for t in tasks.values()} == {"tatqa"}
+    revenue = tasks["imported/tatqa/q-0001"].metadata["gold"]
+    assert revenue == {"kind": "number", "value": 45_210_000.0, "scale": 1e3, "decimals": 0}
+    assert score("$45.21 million", revenue)["passed"] and score("45,210", revenue)["passed"]
+    assert not score("45,210 million", revenue)["passed"]
+    assert tasks["imported/tatqa/q-0003"].metadata["gold"]["percent"]
+    assert tasks["imported/tatqa/q-0004"].metadata["gold"] == {"kind": "spans", "value": ["Services", "Licensing"]}
+    assert tasks["imported/tatqa/q-0006"].metadata["gold"]["kind"] == "text"
+    assert {t.difficulty for t in tasks.values()} == {"easy", "medium", "hard"}
+
+
+def test_every_imported_gold_answer_scores_one_and_an_empty_answer_zero():
+    for task in load_imported(FIXTURES):
+        assert score(task.metadata["display"], task.metadata["gold"])["reward"] == 1.0, task.id
+        assert score("", task.metadata["gold"])["reward"] == 0.0
+
+
+def test_a_file_of_another_shape_is_refused_with_what_was_expected(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"question": "?"}]))
+    with pytest.raises(ConfigError, match="not a FinQA or TAT-QA file"):
+        import_file(bad, tmp_path / "dest")
+    assert shape_of([{"qa": {}, "table": []}]) == "finqa"
+
+
+def test_imported_files_reach_the_taskpack_through_the_import_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTRAIN_FINANCIAL_IMPORT_DIR", str(tmp_path / "imports"))
+    assert not any(t.id.startswith("imported/") for t in FinancialDocs().tasks("test"))
+    import_file(FIXTURES / "finqa_sample.json")
+    import_file(FIXTURES / "tatqa_sample.json")
+    pack = FinancialDocs()
+    imported = [t for t in pack.tasks("test") if t.id.startswith("imported/")]
+    assert len(imported) == 10
+    assert not any(t.id.startswith("imported/") for split in ("train", "dev") for t in pack.tasks(split))
+    calls = pack.gold(imported[0])
+    assert [c.name for c in calls] == ["read", "submit"]
