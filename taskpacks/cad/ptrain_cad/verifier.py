@@ -1,0 +1,135 @@
+"""The CAD verifier: render the submitted program in a fresh sandbox, then compare it with the reference.
+
+Order matters: the submission is rendered before the reference enters the sandbox (so its program
+can't `import` the answer), and the reference goes to a directory whose name it could not guess.
+The sandbox measures (cadtool.py compare); `judge` here turns the measurements into a verdict:
+
+- reward 0 unless the part is a valid watertight solid with the expected number of bodies, sitting
+  roughly where the drawing puts it (bounding box within GATE: 20% of the part's largest size, at
+  least 2 mm, so a placeholder cube scores 0); otherwise reward = IoU with the reference;
+- passed: bounding box within 1 mm per axis, volume within 2%, Chamfer distance and 95th-percentile
+  Hausdorff distance within 1 mm, and the same number of through-holes (genus), which catches a
+  plain block standing in for a plate with small holes.
+
+A render that fails or times out, or a measurement that crashes on a strange mesh, is the model's
+failure: a score-0 verdict saying why. A reference that does not render is ours: `VerifierError`.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import uuid
+from collections.abc import Mapping
+
+from ptrain.errors import ToolError, VerifierError
+from ptrain.sandbox.container import Sandbox
+from ptrain.taskpack import WORKSPACE, Verdict, place_files
+from ptrain_cad.tools import CADTOOL, RENDER_TIMEOUT_S
+
+SUBMISSION_RECORD = ".ptrain-submission.json"  # added to the artifact by the taskpack
+DEFAULT_FILE = "part.scad"
+TOLERANCE = {"bbox_mm": 1.0, "volume_rel": 0.02, "chamfer_mm": 1.0, "hausdorff95_mm": 1.0}
+GATE_REL, GATE_MIN_MM = 0.2, 2.0
+COMPARE_TIMEOUT_S = 120.0  # with the render's 120 + 30 s, inside ptrain's 300 s verify timeout
+
+
+def bbox_error(sub: Mapping, ref: Mapping) -> float:
+    """The largest difference, over axes and both ends, between two bounding boxes (mm)."""
+    return max(abs(a - b) for key in ("bbox_min", "bbox_max") for a, b in zip(sub[key], ref[key], strict=True))
+
+
+def judge(metrics: Mapping, version: str = "") -> Verdict:
+    """A verdict from cadtool's measurements (pure: tested without a sandbox)."""
+    details = dict(metrics)
+    sub, ref = metrics.get("submission", {}), metrics.get("reference", {})
+    if not sub.get("valid"):
+        details["reason"] = f"invalid solid: {sub.get('problem', 'not rendered')}"
+        return Verdict(0.0, False, details, version)
+    if sub["bodies"] != metrics["expected_bodies"]:
+        details["reason"] = f"{sub['bodies']} separate bodies, expected {metrics['expected_bodies']}"
+        return Verdict(0.0, False, details, version)
+    largest = max(hi - lo for lo, hi in zip(ref["bbox_min"], ref["bbox_max"], strict=True))
+    gate = max(GATE_MIN_MM, GATE_REL * largest)
+    details["bbox_error_mm"] = bbox_error(sub, ref)
+    details["volume_error"] = abs(sub["volume_mm3"] - ref["volume_mm3"]) / ref["volume_mm3"]
+    if details["bbox_error_mm"] > gate:
+        details["reason"] = (
+            f"bounding box off by {details['bbox_error_mm']:.1f} mm (more than {gate:.1f}): wrong size or place"
+        )
+        return Verdict(0.0, False, details, version)
+    checks = {
+        "bbox": details["bbox_error_mm"] <= TOLERANCE["bbox_mm"],
+        "volume": details["volume_error"] <= TOLERANCE["volume_rel"],
+        "chamfer": metrics["chamfer_mm"] <= TOLERANCE["chamfer_mm"],
+        "hausdorff95": metrics["hausdorff95_mm"] <= TOLERANCE["hausdorff95_mm"],
+        "genus": sub["genus"] == ref["genus"],
+    }
+    details["checks"] = checks
+    failed = [name for name, ok in checks.items() if not ok]
+    details["reason"] = "matches the reference" if not failed else f"outside tolerance: {', '.join(failed)}"
+    return Verdict(round(min(max(metrics["iou"], 0.0), 1.0), 6), not failed, details, version)
+
+
+def fail(reason: str, version: str, **details) -> Verdict:
+    return Verdict(0.0, False, {"reason": reason, **details}, version)
+
+
+def submitted_file(record: bytes | None) -> tuple[str, str]:
+    """The submitted path inside the workspace, and a note when there was no usable submit call."""
+    if record is None:
+        return f"{WORKSPACE}/{DEFAULT_FILE}", f"no submit call: scored {DEFAULT_FILE}"
+    try:
+        path = str(json.loads(record).get("file") or DEFAULT_FILE)
+    except (ValueError, AttributeError):
+        return f"{WORKSPACE}/{DEFAULT_FILE}", f"unreadable submission record: scored {DEFAULT_FILE}"
+    path = path if path.startswith("/") else f"{WORKSPACE}/{path}"
+    return path, ""
+
+
+async def verify_cad(
+    sandbox: Sandbox,
+    artifact: bytes,
+    reference: Mapping[str, bytes],  # {"reference.scad": ...} or {"reference.stl": ...}
+    *,
+    bodies: int | None = None,
+    align: bool = False,
+    render_timeout_s: float = RENDER_TIMEOUT_S,
+    version: str,
+) -> Verdict:
+    await sandbox.put_tar(WORKSPACE, artifact)
+    try:
+        record = await sandbox.read_file(f"{WORKSPACE}/{SUBMISSION_RECORD}")
+    except ToolError:
+        record = None
+    path, note = submitted_file(record)
+    extra = {"file": path, **({"note": note} if note else {})}
+    if not path.startswith(f"{WORKSPACE}/"):
+        return fail(f"the submitted file {path} is outside {WORKSPACE}", version, **extra)
+    env = f"PTRAIN_CAD_RENDER_TIMEOUT_S={render_timeout_s:g}"
+    result = await sandbox.exec(f"{env} {CADTOOL} render --json {shlex.quote(path)}", timeout_s=render_timeout_s + 30)
+    if result.timed_out:
+        return fail(f"rendering the submission took more than {render_timeout_s:g} s", version, **extra)
+    try:
+        rendered = json.loads(result.output.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return fail("rendering the submission crashed", version, output=result.output[-2000:], **extra)
+    extra["render"] = {k: rendered.get(k) for k in ("seconds", "errors", "warnings") if k in rendered}
+    if not rendered.get("ok"):
+        return fail(f"the submission did not render: {rendered.get('error')}", version, **extra)
+    root = f"/tmp/.verify-{uuid.uuid4().hex}"
+    await place_files(sandbox, dict(reference), root=root)
+    (name,) = reference
+    command = f"{CADTOOL} compare {shlex.quote(rendered['stl'])} {root}/{name}"
+    command += (f" --bodies {bodies}" if bodies is not None else "") + (" --align" if align else "")
+    result = await sandbox.exec(command, timeout_s=COMPARE_TIMEOUT_S, max_output_bytes=1 << 20)
+    if result.timed_out:
+        return fail(f"measuring the submission took more than {COMPARE_TIMEOUT_S:g} s", version, **extra)
+    try:
+        metrics = json.loads(result.output.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return fail("measuring the submission crashed", version, output=result.output[-2000:], **extra)
+    if "error" in metrics:
+        raise VerifierError(f"CAD verifier: {metrics['error']}")
+    verdict = judge(metrics, version)
+    return Verdict(verdict.reward, verdict.passed, {**extra, **verdict.details}, version)
