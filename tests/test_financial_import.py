@@ -79,3 +79,20 @@ def test_imported_files_reach_the_taskpack_through_the_import_directory(tmp_path
     assert not any(t.id.startswith("imported/") for split in ("train", "dev") for t in pack.tasks(split))
     calls = pack.gold(imported[0])
     assert [c.name for c in calls] == ["read", "submit"]
+
+
+def test_import_financial_command_copies_files_and_refuses_other_json(tmp_path):
+    from typer.testing import CliRunner
+
+    from ptrain.cli import app
+
+    fixtures = Path(__file__).parent / "fixtures" / "financial"
+    runner = CliRunner()
+    done = runner.invoke(app, ["taskpacks", "import-financial", str(fixtures / "finqa_sample.json"),
+                               "--dest", str(tmp_path / "imp")])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "imp" / "finqa_sample.json").is_file() and "questions" in done.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hello": 1}')
+    refused = runner.invoke(app, ["taskpacks", "import-financial", str(bad), "--dest", str(tmp_path / "imp")])
+    assert refused.exit_code != 0 and "not a FinQA or TAT-QA file" in str(refused.exception)

@@ -70,7 +70,8 @@ def show(name: str, as_json: bool = typer.Option(False, "--json", help="Machine-
     console.print(table)
     for tool in tools:
         console.print(
-            f"[cyan]{tool['name']}[/]({', '.join(tool['parameters'].get('properties', {}))}): {tool['description']}"
+            f"[cyan]{escape(tool['name'])}[/]({escape(', '.join(tool['parameters'].get('properties', {})))}): "
+            f"{escape(tool['description'])}"
         )
 
 
@@ -147,3 +148,28 @@ def import_harbor(
         console.print(f"terminal-coding reads imports from {import_dir()}: set PTRAIN_IMPORT_DIR={target} to use these")
     if failed:
         raise typer.Exit(1)
+
+
+@app.command("import-financial")
+def import_financial(
+    files: list[Path] = typer.Argument(..., help="FinQA- or TAT-QA-shaped JSON files (e.g. their test sets)."),
+    dest: Path | None = typer.Option(
+        None, help="Where they go (default: $PTRAIN_FINANCIAL_IMPORT_DIR or ~/.cache/ptrain/imported/financial-docs)."
+    ),
+) -> None:
+    """Import FinQA / TAT-QA question files into financial-docs as held-out test tasks."""
+    try:
+        from ptrain_financial_docs.imported import import_dir, import_file
+    except ImportError as e:
+        raise tp.ConfigError(
+            f"import-financial needs the financial-docs taskpack ({e})", fix="pip install -e taskpacks/financial-docs"
+        ) from e
+    target = dest or import_dir()
+    for path in files:
+        try:
+            tasks = import_file(path, target)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise tp.ConfigError(f"{path} is not a FinQA or TAT-QA file: {type(e).__name__}: {e}") from e
+        console.print(f"[green]✓[/] {escape(str(path))}: {len(tasks)} questions → {escape(str(target))}")
+    if target != import_dir():
+        console.print(f"financial-docs reads imports from {import_dir()}: set PTRAIN_FINANCIAL_IMPORT_DIR={target}")
