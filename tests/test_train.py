@@ -18,7 +18,7 @@ import torch
 from ptrain.episode import Episode, StoredVerdict
 from ptrain.errors import PtrainError
 from ptrain.store import Store
-from ptrain.train.batch import Sequence, deal, micro_batches, segments_of, select_grpo
+from ptrain.train.batch import Sequence, deal, micro_batches, segments_of, select_grpo, shared_prefix
 from ptrain.train.checkpoint import complete_checkpoints
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import token_logprobs
@@ -245,3 +245,55 @@ def test_export_writes_a_merged_model_that_transformers_loads(model_path, tokeni
                                    atol=1e-4, rtol=1e-4)  # fmt: skip
         base = AutoModelForCausalLM.from_pretrained(model_path)(input_ids=ids).logits
     assert not torch.allclose(base, merged(input_ids=ids).logits, atol=1e-4), "export lost the trained adapter"
+
+
+def test_shared_prefix_stops_before_the_first_model_token_and_ignores_short_ones():
+    prompt = np.arange(100, 140)
+    a = Sequence(np.r_[prompt, [7, 8, 9]], np.r_[np.zeros(40), [1, 1, 1]].astype(bool), np.zeros(43), 1.0, "g", "a")
+    b = Sequence(np.r_[prompt, [5, 6]], np.r_[np.zeros(40), [1, 1]].astype(bool), np.zeros(42), -1.0, "g", "b")
+    assert shared_prefix([a, b]) == 39  # the last prompt token stays in each row: it predicts the first model token
+    c = Sequence(np.r_[prompt[:10], [1] * 30, [7]], np.r_[np.zeros(40), [1]].astype(bool), np.zeros(41), 0, "h", "c")
+    assert shared_prefix([a, c]) == 0  # 10 shared tokens: not worth it
+    assert shared_prefix([a]) == 0
+
+
+def test_micro_batches_sharing_prefixes_keep_groups_together_within_the_budget():
+    seqs = [seq(n, g) for g, n in (("a", 60), ("b", 50), ("a", 70), ("b", 40), ("a", 65))]
+    batches = micro_batches(seqs, 150, share_prefix=True)
+    flat = [(s.group_id, len(s.token_ids)) for b in batches for s in b]
+    assert flat == [("a", 70), ("a", 65), ("a", 60), ("b", 50), ("b", 40)]  # every sequence once, groups together
+    assert len(batches) < len(micro_batches(seqs, 150))  # the shared prefix counted once fits more rows
+    for b in batches:
+        prefix = shared_prefix(b)
+        assert len(b) == 1 or prefix + len(b) * (max(len(s.token_ids) for s in b) - prefix) <= 150
+
+
+def test_logprobs_and_gradients_with_a_shared_prefix_equal_the_full_rows(tokenizer):
+    from ptrain.train.model import load_policy, masked_logprobs, trainable_parameters
+
+    torch.manual_seed(0)
+    model, _ = load_policy(TrainConfig(lora_rank=4), "cpu")
+    for name, p in model.named_parameters():
+        if "lora_B" in name:
+            p.data.normal_(0, 0.02)  # B starts at zero: give the adapter something to differentiate
+    prompt = torch.randint(100, 20000, (48,))
+    lengths = (90, 75, 60)
+    ids = torch.zeros(3, 90, dtype=torch.long)
+    attn, mask = torch.zeros(3, 90, dtype=torch.long), torch.zeros(3, 90)
+    for i, n in enumerate(lengths):
+        ids[i, :48], ids[i, 48:n] = prompt, torch.randint(100, 20000, (n - 48,))
+        attn[i, :n], mask[i, 50 : n - 3] = 1, 1
+    params = trainable_parameters(model)
+
+    def run(prefix: int):
+        for p in params:
+            p.grad = None
+        logprobs = masked_logprobs(model, ids, attn, mask, prefix)
+        (logprobs * mask).sum().backward()
+        return logprobs.detach(), [p.grad.clone() for p in params]
+
+    full, full_grads = run(0)
+    shared, shared_grads = run(47)
+    torch.testing.assert_close(shared, full, atol=1e-5, rtol=1e-5)
+    for a, b in zip(shared_grads, full_grads, strict=True):  # summed in another order: float32 rounding only
+        assert float((a - b).norm()) <= 1e-4 * float(b.norm()) + 1e-7

@@ -3,8 +3,9 @@
 A step takes whole groups. Each trainable episode becomes one sequence per segment (an episode
 whose history was compacted has several, each its own context) carrying the group's advantage for
 that episode. Groups are dealt to ranks whole, largest first to the rank with the fewest tokens, so
-no group is split and ranks carry similar work. On each rank, sequences are sorted by length and cut
-into micro-batches under a token budget (padded length x rows), so little compute goes to padding.
+no group is split and ranks carry similar work. On each rank, sequences are cut into micro-batches
+under a token budget: sorted by length so little compute goes to padding, or (`share_prefix`) kept
+by group so the prompt a group's rows share is computed once (ptrain/train/model.py).
 """
 
 from __future__ import annotations
@@ -116,19 +117,52 @@ def deal(groups: list[list[Sequence]], world_size: int) -> list[list[list[Sequen
     return ranks
 
 
-def micro_batches(sequences: list[Sequence], max_tokens: int) -> list[list[Sequence]]:
-    """Sequences sorted longest first, cut so that rows x longest row stays within `max_tokens`.
+MIN_SHARED_PREFIX = 16  # tokens: a shorter common prefix is not worth a separate forward pass
 
-    A sequence longer than the budget gets a micro-batch of its own.
-    """
+
+def shared_prefix(batch: list[Sequence]) -> int:
+    """How many leading tokens every sequence of the batch shares and can compute once.
+
+    The common prefix, stopping one token before the earliest model token (whose logprob needs
+    the position before it inside each row); 0 for a single row or a prefix under MIN_SHARED_PREFIX."""
+    if len(batch) < 2:
+        return 0
+    limit = min(min(len(s.token_ids) for s in batch), min(int(np.argmax(s.mask)) for s in batch)) - 1
+    if limit < MIN_SHARED_PREFIX or not all(s.mask.any() for s in batch):
+        return 0
+    first = batch[0].token_ids[:limit]
+    n = limit
+    for s in batch[1:]:
+        differs = np.nonzero(s.token_ids[:n] != first[:n])[0]
+        n = int(differs[0]) if len(differs) else n
+    return n if n >= MIN_SHARED_PREFIX else 0
+
+
+def micro_batches(sequences: list[Sequence], max_tokens: int, share_prefix: bool = False) -> list[list[Sequence]]:
+    """Sequences cut into micro-batches within a token budget; every sequence in exactly one.
+
+    Without `share_prefix`: sorted longest first, rows x longest row within `max_tokens`. With it:
+    a group's sequences kept together (they share the prompt) and the budget counts the shared
+    prefix once: prefix + rows x (longest row - prefix). A sequence over the budget goes alone."""
+    if share_prefix:
+        order = sorted(sequences, key=lambda s: (s.group_id, -len(s.token_ids), s.episode_id))
+    else:
+        order = sorted(sequences, key=lambda s: (-len(s.token_ids), s.episode_id))
     batches: list[list[Sequence]] = []
-    for seq in sorted(sequences, key=lambda s: (-len(s.token_ids), s.episode_id)):
+    for seq in order:
         current = batches[-1] if batches else None
-        if current and len(current[0].token_ids) * (len(current) + 1) <= max_tokens:
+        if current and cost(current + [seq], share_prefix) <= max_tokens:
             current.append(seq)
         else:
             batches.append([seq])
     return batches
+
+
+def cost(batch: list[Sequence], share_prefix: bool) -> int:
+    """Tokens a micro-batch runs through the transformer (padding included)."""
+    longest = max(len(s.token_ids) for s in batch)
+    prefix = shared_prefix(batch) if share_prefix else 0
+    return prefix + len(batch) * (longest - prefix)
 
 
 @dataclass

@@ -49,6 +49,7 @@ class TrainConfig:
     # -- the batches
     groups_per_step: int = 8  # GRPO groups (SFT: episodes) per optimizer step, over all ranks
     micro_batch_tokens: int = 4096  # padded tokens per forward pass
+    share_prefix: bool = True  # compute a micro-batch's common prefix (a group's prompt) once
     epochs: int = 1
     max_steps: int = 0  # 0: as many as the data gives
     max_staleness: int = -1  # train only on episodes at most this many policy versions old (-1: any)

@@ -31,7 +31,16 @@ import torch
 
 from ptrain.errors import PtrainError
 from ptrain.store import Store
-from ptrain.train.batch import Selection, Sequence, collate, deal, micro_batches, select_grpo, select_sft
+from ptrain.train.batch import (
+    Selection,
+    Sequence,
+    collate,
+    deal,
+    micro_batches,
+    select_grpo,
+    select_sft,
+    shared_prefix,
+)
 from ptrain.train.checkpoint import (
     read_latest,
     read_trainer_state,
@@ -167,20 +176,23 @@ class Trainer:
             log.warning("train step %d: no model tokens in the batch; nothing to learn from", self.step_no + 1)
         self.model.train()
         sums = Counter()
-        for batch in micro_batches(mine, cfg.micro_batch_tokens):
+        share = cfg.share_prefix and not cfg.gradient_checkpointing  # checkpointing keeps no key/value cache
+        for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
             t = collate(batch, self.pad_id, acc.device)
+            prefix = shared_prefix(batch) if share else 0
             with acc.autocast():
-                logprobs = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask)
+                logprobs = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix)
             if cfg.algo == "sft":
                 loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
                 stats = {}
             else:
-                ref = self._reference_logprobs(t) if cfg.kl_beta > 0 else None
+                ref = self._reference_logprobs(t, prefix) if cfg.kl_beta > 0 else None
                 per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref)
                 loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_seqs)
             loss.backward()
             sums["loss"] += float(loss.detach())
             sums["padded_tokens"] += t.input_ids.numel()
+            sums["computed_tokens"] += t.input_ids.numel() - (len(batch) - 1) * prefix
             sums["real_tokens"] += float(t.attention_mask.sum())
             sums["mismatch"] += float(((logprobs.detach() - t.logprobs).abs() * t.mask).sum())
             for name, value in stats.items():
@@ -199,11 +211,11 @@ class Trainer:
         self._log(row)
         return row
 
-    def _reference_logprobs(self, t) -> torch.Tensor:
+    def _reference_logprobs(self, t, prefix: int = 0) -> torch.Tensor:
         if not hasattr(self.model, "disable_adapter"):
             raise TrainError("kl_beta > 0 needs LoRA (the reference is the model with its adapter off)")
         with torch.no_grad(), self.model.disable_adapter(), self.acc.autocast():
-            return masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask)
+            return masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix)
 
     def _all_reduce_gradients(self) -> None:
         if self.world == 1:
@@ -231,6 +243,7 @@ class Trainer:
             "loss": sums["loss"], "lr": lr, "grad_norm": grad_norm, "groups": len(selections),
             "sequences": int(seqs), "model_tokens": int(tokens), "padded_tokens": int(sums["padded_tokens"]),
             "padding": 1 - sums["real_tokens"] / max(sums["padded_tokens"], 1),
+            "computed_tokens": int(sums["computed_tokens"]),  # through the transformer: shared prefixes once
             "reward_mean": float(np.mean(rewards)) if rewards else None,
             "truncated": sum(s.truncated for s in selections) / max(episodes, 1),
             "mismatch": sums["mismatch"] / max(tokens, 1), "step_s": seconds,

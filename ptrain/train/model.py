@@ -4,6 +4,12 @@
 whole sequence, then applies the output layer only at the positions that predict a model token,
 in chunks: tool output and the prompt (most of a multi-turn episode) never get a (T, vocab) row
 of logits, which is most of the memory and much of the compute for a 49k-token vocabulary.
+
+With `prefix_len` it also runs the tokens every row shares (a GRPO group's prompt: system prompt,
+tool schemas, the task) once instead of once per row: the prefix goes through the transformer with
+its key/value cache kept, the cache is repeated for each row (a differentiable copy, so gradients
+from every row flow back into the one prefix computation), and only the rows' own suffixes run as a
+batch on top of it. Logprobs and gradients equal those of the full rows (tests/test_train.py).
 """
 
 from __future__ import annotations
@@ -52,22 +58,45 @@ def parts(model) -> tuple[torch.nn.Module, torch.nn.Module]:
     return inner.get_decoder(), inner.get_output_embeddings()
 
 
-def masked_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """log p(token_t | tokens_<t) where mask[b, t] is 1, zeros elsewhere; shape (B, T), float32."""
+def masked_logprobs(
+    model, input_ids: torch.Tensor, attention_mask: torch.Tensor, mask: torch.Tensor, prefix_len: int = 0
+) -> torch.Tensor:
+    """log p(token_t | tokens_<t) where mask[b, t] is 1, zeros elsewhere; shape (B, T), float32.
+
+    `prefix_len` > 0: the first prefix_len tokens are the same in every row and no mask position is
+    at or before prefix_len; they are computed once (see the module docstring)."""
     decoder, head = parts(model)
-    hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    if prefix_len > 0:
+        hidden = _suffix_hidden(decoder, input_ids, attention_mask, prefix_len)
+    else:
+        hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
     target = mask.clone()
-    target[:, 0] = 0  # the first token has nothing before it
+    target[:, : prefix_len + 1] = 0  # the first token has nothing before it; the prefix predicts no target
     rows, cols = target.nonzero(as_tuple=True)
     picked = []
     for start in range(0, len(rows), HEAD_CHUNK_ROWS):
         r, c = rows[start : start + HEAD_CHUNK_ROWS], cols[start : start + HEAD_CHUNK_ROWS]
-        logits = head(hidden[r, c - 1]).float()
+        logits = head(hidden[r, c - 1 - prefix_len]).float()
         picked.append(logits.gather(-1, input_ids[r, c].unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
     out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
     if picked:
         out = out.index_put((rows, cols), torch.cat(picked))
     return out
+
+
+def _suffix_hidden(decoder, input_ids: torch.Tensor, attention_mask: torch.Tensor, prefix_len: int) -> torch.Tensor:
+    """Hidden states of the positions after the shared prefix, (B, T - prefix_len, H)."""
+    from transformers import DynamicCache
+
+    rows = input_ids.shape[0]
+    cache = DynamicCache()
+    decoder(input_ids=input_ids[:1, :prefix_len], past_key_values=cache, use_cache=True)
+    cache.batch_repeat_interleave(rows)  # repeat_interleave: differentiable, one gradient into the prefix
+    suffix = input_ids[:, prefix_len:]
+    positions = torch.arange(prefix_len, input_ids.shape[1], device=input_ids.device).expand(rows, -1)
+    out = decoder(input_ids=suffix, attention_mask=attention_mask, past_key_values=cache, position_ids=positions,
+                  use_cache=True)  # fmt: skip
+    return out.last_hidden_state
 
 
 def trainable_parameters(model) -> list[torch.nn.Parameter]:
