@@ -133,9 +133,14 @@ def plot_training(train: list[dict], online: list[dict]) -> bytes | None:
     if not rows:
         return None
     x_name = "round" if online else "step"
+    rewards = [r.get("reward_mean") for r in rows]
+    if not online and all(v is None for v in rewards):  # supervised steps: only a loss
+        fig, (right,) = _figure(width=4.0)
+        right.plot([r[x_name] for r in rows], [r["loss"] for r in rows], color="tab:red", marker=".")
+        right.set(xlabel=x_name, title=f"loss ({rows[-1].get('algo', 'sft')})")
+        return _png(fig)
     fig, (left, right) = _figure(ncols=2)
     x = [r[x_name] for r in rows]
-    rewards = [r.get("reward_mean") for r in rows]
     if any(v is not None for v in rewards):
         left.plot(x, [np.nan if v is None else v for v in rewards], marker="o", label="mean reward")
     if online:
@@ -169,16 +174,21 @@ def plot_categories(evals: dict[str, dict[str, Any]]) -> bytes | None:
     return _png(fig)
 
 
-def plot_lengths(episodes: list[Episode]) -> bytes | None:
-    scored = [e for e in episodes if e.status != "error"]
+def plot_lengths(sources: dict[str, list[Episode]]) -> bytes | None:
+    """Histograms of episode length and turns, one series per source (the run, each evaluation)."""
+    scored = {name: [e for e in eps if e.status != "error"] for name, eps in sources.items()}
+    scored = {name: eps for name, eps in scored.items() if eps}
     if not scored:
         return None
     fig, (left, right) = _figure(ncols=2)
-    left.hist([e.num_tokens for e in scored], bins=30, color="tab:blue")
+    lengths = {name: [e.num_tokens for e in eps] for name, eps in scored.items()}
+    turns = {name: [int(e.metadata.get("turns", 0)) for e in eps] for name, eps in scored.items()}
+    top = max(max(t) for t in turns.values())
+    left.hist(list(lengths.values()), bins=30, label=list(lengths), histtype="step", linewidth=1.5)
     left.set(xlabel="tokens per episode", ylabel="episodes", title="episode length")
-    turns = [int(e.metadata.get("turns", 0)) for e in scored]
-    right.hist(turns, bins=np.arange(0, max(turns) + 2) - 0.5, color="tab:green", rwidth=0.8)
+    right.hist(list(turns.values()), bins=np.arange(0, top + 2) - 0.5, label=list(turns), rwidth=0.8)
     right.set(xlabel="model turns", title="turns per episode")
+    left.legend(fontsize=7)
     return _png(fig)
 
 
@@ -201,11 +211,15 @@ def plot_engine(snapshots: list[dict]) -> bytes | None:
     return _png(fig)
 
 
+def _engine_seconds(snapshots: list[dict]) -> float:
+    return max((s.get("engine_busy_s_total", 0.0) for s in snapshots if s.get("kind") == "snapshot"), default=0.0)
+
+
 def plot_errors(counts: Counter, top: int = 10) -> bytes | None:
     if not counts:
         return None
     common = counts.most_common(top)[::-1]
-    fig, (ax,) = _figure(height=0.35 * len(common) + 1.2)
+    fig, (ax,) = _figure(width=9.0, height=0.35 * len(common) + 1.2)
     ax.barh([k for k, _ in common], [v for _, v in common], color="tab:orange")
     ax.tick_params(axis="y", labelsize=7)
     ax.set(xlabel="occurrences", title=f"most common tool errors (of {sum(counts.values())})")
@@ -270,21 +284,25 @@ def build_report(run: Path, evals: Iterable[Path] = (), out: Path | None = None)
     eval_dirs = {Path(d).name: Path(d) for d in evals} or {
         name: (run / "eval" / name if (run / "eval" / name).is_dir() else run) for name in found
     }
-    episodes = episodes_of(run) or [e for d in eval_dirs.values() for e in episodes_of(d)]
-    metric_files = sorted((run / "metrics").glob("rollout-*.jsonl")) or sorted(
-        f for d in eval_dirs.values() for f in (d / "metrics").glob("rollout-*.jsonl")
+    sources = {"this run": episodes_of(run), **{name: episodes_of(d) for name, d in eval_dirs.items() if d != run}}
+    episodes = [e for eps in sources.values() for e in eps]
+    metric_files = sorted((run / "metrics").glob("rollout-*.jsonl")) + sorted(
+        f for d in eval_dirs.values() if d != run for f in (d / "metrics").glob("rollout-*.jsonl")
     )
-    snapshots = max((read_jsonl(f) for f in metric_files), key=len, default=[])
+    # the rollout that kept the engine busiest (a gold replay uses none), then the longest
+    timelines = {f: read_jsonl(f) for f in metric_files}
+    busiest = max(timelines, key=lambda f: (_engine_seconds(timelines[f]), len(timelines[f])), default=None)
+    snapshots = timelines.get(busiest, [])
     train, online = read_jsonl(run / "metrics" / "train.jsonl"), read_jsonl(run / "metrics" / "online.jsonl")
 
     parts = []
     if found:
-        rows = [[label, e["run"].get("model", "?"), e["run"].get("split", "?"), e["summary"]["tasks"],
+        rows = [[label, e["run"].get("adapter") or e["run"].get("model", "?"), e["run"].get("split", "?"), e["summary"]["tasks"],
                  e["summary"]["episodes"], _pct(e["summary"].get("pass@1"), e["summary"].get("pass@1_ci95")),
                  f"{e['summary']['mean_reward']:.3f}" if e["summary"]["mean_reward"] is not None else "-"]
                 for label, e in found.items()]  # fmt: skip
         parts.append("<h2>Evaluations</h2>" + _table(
-            ["evaluation", "model", "split", "tasks", "episodes", "pass@1 [95% CI]", "mean reward"], rows))  # fmt: skip
+            ["evaluation", "model (or adapter)", "split", "tasks", "episodes", "pass@1 [95% CI]", "mean reward"], rows))  # fmt: skip
     if len(eval_dirs) >= 2:
         (a_name, a_dir), (b_name, b_dir) = list(eval_dirs.items())[0], list(eval_dirs.items())[-1]
         c = compare(task_outcomes(Store(a_dir)), task_outcomes(Store(b_dir)))
@@ -300,10 +318,12 @@ def build_report(run: Path, evals: Iterable[Path] = (), out: Path | None = None)
          "No training metrics in this run (metrics/train.jsonl, metrics/online.jsonl)."),
         ("Before and after, by category", plot_categories(found), "pass@1 per task category for each evaluation.",
          "No evaluation runs found (RUN/eval/*/eval.json, or --eval DIR)."),
-        ("Episodes", plot_lengths(episodes), f"Lengths and turns of {len(episodes)} episodes.",
+        ("Episodes", plot_lengths(sources), f"Lengths and turns of {len(episodes)} episodes: this run's and each "
+         "evaluation's.",
          "No episodes in this run."),
-        ("Engine and tools", plot_engine(snapshots), "From the rollout's per-second snapshots "
-         f"({metric_files[-1].name if metric_files else '-'}).", "No rollout metrics in this run."),
+        ("Engine and tools", plot_engine(snapshots), "From the per-second snapshots of the rollout that kept the "
+         f"engine busiest ({busiest.parent.parent.name + '/' + busiest.name if busiest else '-'}).",
+         "No rollout metrics in this run."),
         ("Tool errors", plot_errors(tool_errors(episodes)), "Error outputs of tool calls and malformed turns, "
          "grouped with paths and numbers removed.", "No tool errors recorded."),
     ]  # fmt: skip

@@ -174,17 +174,13 @@ def summary_tables(result: dict[str, Any], run: Path) -> list[Table]:
 
 
 def compare_table(result: dict[str, Any], a: Path, b: Path) -> Table:
-    table = Table(title=f"B = {b} against A = {a} (paired on shared tasks)")
-    for name in ("", "tasks", "pass@1 A", "pass@1 B", "B - A [95% CI]", "reward B - A [95% CI]", "McNemar p"):
-        table.add_column(name, justify="left" if not name else "right")
+    table = Table(title=f"B = {b}\nagainst A = {a}, paired on shared tasks")
+    for name in ("", "tasks", "pass@1 A", "pass@1 B", "B - A [95% CI]", "McNemar p"):
+        table.add_column(name, justify="left" if not name else "right", no_wrap=name.startswith("B - A"))
     rows = [("all", result), *((f"  {c or '-'}", r) for c, r in result["by_category"].items())]
     for name, r in rows:
         if not r["tasks"]:
             continue
         diff = "-" if r["pass@1_diff"] is None else f"{100 * r['pass@1_diff']:+.1f} {_ci(r['pass@1_diff_ci95'], True)}"
-        rdiff = "-" if r["reward_diff"] is None else f"{r['reward_diff']:+.3f}"
-        if r["reward_diff_ci95"]:
-            rdiff += f" [{r['reward_diff_ci95'][0]:+.3f}, {r['reward_diff_ci95'][1]:+.3f}]"
-        table.add_row(name, str(r["tasks"]), _pct(r["pass@1_a"]), _pct(r["pass@1_b"]), diff, rdiff,
-                      f"{r['mcnemar_p']:.3g}")  # fmt: skip
+        table.add_row(name, str(r["tasks"]), _pct(r["pass@1_a"]), _pct(r["pass@1_b"]), diff, f"{r['mcnemar_p']:.3g}")
     return table
