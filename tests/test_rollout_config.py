@@ -44,3 +44,13 @@ def test_bad_values_are_named(tmp_path, text, match):
 
 def test_the_defaults_are_a_valid_config():
     assert load_config() == RolloutConfig()
+
+
+def test_auto_action_format_is_bash_with_a_shell_and_json_calls_otherwise():
+    from ptrain.rollout.chat import resolve_action_format
+    from ptrain.tools import BashTool, EditorTool, SubmitTool
+
+    assert RolloutConfig().action_format == "auto"
+    assert resolve_action_format("auto", [BashTool(), EditorTool(), SubmitTool()]) == "bash"
+    assert resolve_action_format("auto", [EditorTool(), SubmitTool()]) == "hermes"  # e.g. cad: no shell
+    assert resolve_action_format("hermes", [BashTool(), SubmitTool()]) == "hermes"  # a choice is kept

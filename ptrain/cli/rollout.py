@@ -18,7 +18,7 @@ from rich.live import Live
 from rich.table import Table
 
 from ptrain.engine import open_engine
-from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.chat import ChatFormat, resolve_action_format
 from ptrain.rollout.config import RolloutConfig, load_config
 from ptrain.rollout.metrics import MetricsFile
 from ptrain.rollout.scheduler import Rollout
@@ -48,7 +48,9 @@ def rollout(
     concurrency: int = typer.Option(None, help="Episodes in flight  [default: 8]"),
     mode: str = typer.Option(None, help="async, or lockstep (the synchronous baseline)  [default: async]"),
     verify: bool = typer.Option(None, "--verify/--no-verify", help="Verify each episode as it finishes."),
-    action_format: str = typer.Option(None, "--action-format", help="bash or hermes  [default: bash]"),
+    action_format: str = typer.Option(
+        None, "--action-format", help="bash, hermes, or auto (bash when the taskpack has a shell)  [default: auto]"
+    ),
     max_turns: int = typer.Option(None, "--max-turns"),
     max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="Per model turn."),
     temperature: float = typer.Option(None),
@@ -74,6 +76,7 @@ async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
     """Build the parts (store, taskpack, engine, pools), run the scheduler, keep the metrics file."""
     store = Store(run, create=True)
     pack = load_taskpack(cfg.taskpack)
+    cfg = dataclasses.replace(cfg, action_format=resolve_action_format(cfg.action_format, pack.tools()))
     runtime.ensure_service()
     options = (
         {"max_batch": cfg.max_batch, "kv_budget_tokens": cfg.kv_budget_tokens, "threads": cfg.engine_threads}

@@ -218,3 +218,13 @@ class ChatFormat:
     def render_text(self, ids: Sequence[int]) -> str:
         """Ids as text, markers included (for display and transcripts; never tokenized again)."""
         return self.tokenizer.decode(list(ids), skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
+
+def resolve_action_format(action_format: str, tools: list) -> str:
+    """ "auto": one ```bash block per turn when the taskpack's tools are a shell plus an argument-free
+    `submit` (what a small model learns fastest), JSON tool calls (hermes) otherwise."""
+    if action_format != "auto":
+        return action_format
+    by_name = {tool.name: tool.schema for tool in tools}
+    bare_submit = "submit" in by_name and not by_name["submit"].get("parameters", {}).get("required")
+    return "bash" if "bash" in by_name and bare_submit else "hermes"

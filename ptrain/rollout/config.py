@@ -42,7 +42,7 @@ class RolloutConfig:
     mode: str = "async"  # or "lockstep": the synchronous baseline
     verify: bool = True  # verify each episode as it finishes
     evaluation: bool = False  # episodes of an evaluation (`ptrain eval`): marked so, never trained on
-    action_format: str = "bash"  # "bash" (one ```bash block per turn) or "hermes" (JSON tool calls)
+    action_format: str = "auto"  # "bash" (one ```bash block per turn), "hermes" (JSON tool calls), or "auto"
     max_turns: int = 20
     max_new_tokens: int = 512
     max_episode_tokens: int = 32768
@@ -70,8 +70,8 @@ class RolloutConfig:
             problems.append(f"engine {self.engine!r} is not one of {ENGINES}")
         if self.engine == "openai" and not self.base_url:
             problems.append("the openai engine needs base_url (e.g. http://127.0.0.1:8000/v1)")
-        if self.action_format not in FORMATS:
-            problems.append(f"action_format {self.action_format!r} is not one of {FORMATS}")
+        if self.action_format not in (*FORMATS, "auto"):
+            problems.append(f"action_format {self.action_format!r} is not one of {(*FORMATS, 'auto')}")
         if self.split not in ("train", "dev", "test"):
             problems.append(f"split {self.split!r} is not one of train, dev, test")
         for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens"):

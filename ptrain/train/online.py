@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from ptrain.engine.hf import HFEngine
-from ptrain.rollout.chat import ChatFormat
+from ptrain.rollout.chat import ChatFormat, resolve_action_format
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.scheduler import Rollout
 from ptrain.sandbox import PoolSet, runtime
@@ -47,6 +47,7 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     `engine` replaces the in-process engine on the trainer's weights (tests use a scripted policy)."""
     store = Store(run, create=True)
     pack = load_taskpack(rollout.taskpack)
+    rollout = dataclasses.replace(rollout, action_format=resolve_action_format(rollout.action_format, pack.tools()))
     trainer = Trainer(cfg, run)
     trainer.start(rounds)
     pool = select_tasks(pack, [rollout.split], rollout.task_ids, rollout.tasks, rollout.seed,
