@@ -30,8 +30,13 @@ def test_two_processes_hold_identical_weights_and_match_one_process(model_path, 
     rank0, rank1 = (torch.load(tmp_path / "two" / f"rank-{r}.pt") for r in (0, 1))
     assert rank0.keys() == rank1.keys() and all(torch.equal(rank0[k], rank1[k]) for k in rank0)
     single = torch.load(tmp_path / "one" / "rank-0.pt")
+    # One process packs the 4 groups into other micro-batches (other shared prefixes) than two processes
+    # with 2 each, so gradients differ in the last bits. Adam's first steps move every element by about
+    # lr whatever its gradient's size, so a near-zero gradient whose sign flips moves a rare element by up
+    # to 2 lr; a wrong batch or a missing all-reduce moves most elements. Hence: rare and bounded.
     for key in single:
-        torch.testing.assert_close(rank0[key], single[key], atol=1e-4, rtol=1e-3)
+        diff = (rank0[key] - single[key]).abs()
+        assert diff.max() <= 2 * 1e-3 and (diff > 1e-5).float().mean() < 0.01, (key, float(diff.max()))
     losses = [json.loads((tmp_path / run / "rank-0.json").read_text()) for run in ("two", "one")]
     assert len(losses[0]) == 2
     torch.testing.assert_close(torch.tensor(losses[0]), torch.tensor(losses[1]), atol=1e-5, rtol=1e-4)
