@@ -110,16 +110,10 @@ def evaluation(run: Path, taskpack: str | None = None, split: str | None = None)
 
 def merged_adapter(eval_run: Path, adapter: Path, model: str | None) -> Path:
     """The checkpoint (or a training run's latest) merged into a plain model, once, inside the eval run."""
-    from ptrain.train.checkpoint import complete_checkpoints
+    from ptrain.train.checkpoint import checkpoint_of
     from ptrain.train.model import export_merged
 
-    checkpoint = adapter
-    if not (adapter / "state.json").is_file():
-        found = complete_checkpoints(adapter / "train" / "checkpoints")
-        if not found:
-            raise ConfigError(f"{adapter} is neither a checkpoint nor a run with checkpoints",
-                              fix=f"train first (ptrain train {adapter}) or pass a checkpoint directory")  # fmt: skip
-        checkpoint = found[-1]
+    checkpoint = checkpoint_of(adapter)
     key = hashlib.sha256(f"{checkpoint.resolve()}:{(checkpoint / 'state.json').stat().st_mtime_ns}".encode())
     out = eval_run / "model" / key.hexdigest()[:12]
     if not (out / "config.json").is_file():

@@ -107,14 +107,10 @@ def run_training(run: Path, cfg: TrainConfig) -> list[dict]:
 
 
 def export(run: Path, out: Path, checkpoint: Path | None) -> None:
-    from ptrain.train.checkpoint import complete_checkpoints
+    from ptrain.train.checkpoint import checkpoint_of
     from ptrain.train.model import export_merged
 
-    if checkpoint is None:
-        found = complete_checkpoints(run / "train" / "checkpoints")
-        if not found:
-            raise ConfigError(f"no checkpoint in {run}/train/checkpoints", fix=f"ptrain train {run} first")
-        checkpoint = found[-1]
+    checkpoint = checkpoint_of(checkpoint or run)
     export_merged(checkpoint, out)
     console.print(f"[green]exported[/] {checkpoint} → {out} (load it with AutoModelForCausalLM.from_pretrained)")
 

@@ -58,6 +58,19 @@ def read_trainer_state(checkpoint: Path) -> dict[str, Any]:
     return saved
 
 
+def checkpoint_of(path: Path) -> Path:
+    """`path` if it is a checkpoint, else the latest complete checkpoint of the training run at `path`."""
+    from ptrain.errors import ConfigError
+
+    if (path / "state.json").is_file():
+        return path
+    found = complete_checkpoints(path / "train" / "checkpoints")
+    if not found:
+        raise ConfigError(f"{path} is neither a checkpoint nor a run with checkpoints",
+                          fix=f"train first (ptrain train {path}) or pass a checkpoint directory")  # fmt: skip
+    return found[-1]
+
+
 def complete_checkpoints(directory: Path) -> list[Path]:
     """Checkpoints with their state written, oldest first (a .partial one is an interrupted save)."""
     if not directory.is_dir():
