@@ -165,15 +165,25 @@ async def verify_run(
     reverify: bool = False,
     concurrency: int = 8,
     on_progress: Callable[[int], None] = lambda n: None,
+    only: set[str] | None = None,
+    verified_since: float | None = None,
 ) -> RunVerification:
     """Verify every stored episode that has no verdict yet (all of them with `reverify`).
 
     Verdicts are appended to the store as they come. A verifier or sandbox failure writes nothing,
-    so the episode is simply picked up again by the next run.
+    so the episode is simply picked up again by the next run. `only` limits the work to these
+    episodes, and with `reverify` an episode given a verdict at or after `verified_since` counts as
+    done (a Ray worker taking over a dead one's share; ptrain/scale/workers.py).
     """
-    done = set() if reverify else set(store.latest_verdicts())
+    verdicts = store.latest_verdicts()
+    if not reverify:
+        done = set(verdicts)
+    else:
+        since = verified_since if verified_since is not None else float("inf")
+        done = {e for e, v in verdicts.items() if v.verified_at >= since}
     rows = store.summary().select(["episode_id", "taskpack", "task_id", "artifact_sha256"]).to_pylist()
-    todo = [tuple(row.values()) for row in rows if row["episode_id"] not in done]
+    todo = [tuple(row.values()) for row in rows
+            if row["episode_id"] not in done and (only is None or row["episode_id"] in only)]  # fmt: skip
     report = RunVerification(total=len(todo))
     packs: dict[str, Taskpack] = {}
     tasks: dict[tuple[str, str], Task] = {}

@@ -52,6 +52,10 @@ def eval_command(
     temperature: float = typer.Option(None, help="[default: 1.0]"),
     seed: int = typer.Option(None),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON only (for machines)."),
+    ray: str = typer.Option(None, "--ray", help="Run on Ray workers: the cluster address (auto, host:port, local)."),
+    workers: int = typer.Option(
+        None, help="With --ray: workers, each with an engine and sandboxes  [default: 1 per node]"
+    ),
 ) -> None:
     """Evaluate a model on a held-out split (pass@k, reward, intervals), or compare two evaluations."""
     if run == "compare":
@@ -71,7 +75,8 @@ def eval_command(
     cfg = load_config(config, taskpack=taskpack, split=split, tasks=tasks, categories=ids(category),
                       difficulties=ids(difficulty), samples=samples, model=model, engine=engine, base_url=base_url,
                       concurrency=concurrency, max_turns=max_turns, max_new_tokens=max_new_tokens,
-                      temperature=temperature, seed=seed, verify=True, evaluation=True)  # fmt: skip
+                      temperature=temperature, seed=seed, verify=True, evaluation=True, ray=ray,
+                      workers=workers)  # fmt: skip
     if cfg.engine == "gold":
         raise ConfigError("the gold engine replays solutions; evaluate a model (hf or openai)")
     if cfg.split == "train" and not as_json:

@@ -17,13 +17,12 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from ptrain.engine import open_engine
-from ptrain.rollout.chat import ChatFormat, resolve_action_format
+from ptrain.rollout.chat import resolve_action_format
 from ptrain.rollout.config import RolloutConfig, load_config
 from ptrain.rollout.metrics import MetricsFile
+from ptrain.rollout.parts import build_engine, sandbox_pools
 from ptrain.rollout.scheduler import Rollout
-from ptrain.sandbox import PoolSet, runtime
-from ptrain.sandbox.container import SandboxLimits
+from ptrain.sandbox import runtime
 from ptrain.store import Store
 from ptrain.taskpack import load as load_taskpack
 
@@ -56,6 +55,10 @@ def rollout(
     temperature: float = typer.Option(None),
     seed: int = typer.Option(None),
     state_note: bool = typer.Option(None, "--state-note/--no-state-note", help="Tell the model cwd and changed files."),
+    ray: str = typer.Option(None, "--ray", help="Run on Ray workers: the cluster address (auto, host:port, local)."),
+    workers: int = typer.Option(
+        None, help="With --ray: workers, each with an engine and sandboxes  [default: 1 per node]"
+    ),
 ) -> None:
     """Roll out episodes: the model acts in sandboxes, episodes and verdicts go to the store."""
     ids, categories, difficulties = (tuple(t for t in v.split(",") if t) if v else None
@@ -64,7 +67,7 @@ def rollout(
                       categories=categories, difficulties=difficulties,
                       model=model, engine=engine, base_url=base_url, concurrency=concurrency, mode=mode,
                       verify=verify, action_format=action_format, max_turns=max_turns, max_new_tokens=max_new_tokens,
-                      temperature=temperature, seed=seed, state_note=state_note)  # fmt: skip
+                      temperature=temperature, seed=seed, state_note=state_note, ray=ray, workers=workers)  # fmt: skip
     report = asyncio.run(run_rollout(run, cfg))
     summary = report.as_dict()
     console.print(summary_table(summary))
@@ -73,54 +76,57 @@ def rollout(
 
 
 async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
-    """Build the parts (store, taskpack, engine, pools), run the scheduler, keep the metrics file."""
+    """Build the parts (store, taskpack, engine, pools), run the scheduler, keep the metrics file.
+
+    With `cfg.ray` the parts live in Ray workers (ptrain/scale/workers.py) and this process hands out groups."""
     store = Store(run, create=True)
     pack = load_taskpack(cfg.taskpack)
     cfg = dataclasses.replace(cfg, action_format=resolve_action_format(cfg.action_format, pack.tools()))
-    runtime.ensure_service()
-    options = (
-        {"max_batch": cfg.max_batch, "kv_budget_tokens": cfg.kv_budget_tokens, "threads": cfg.engine_threads}
-        if cfg.engine == "hf"
-        else {}
-    )
-    if cfg.engine == "gold":
-        engine, fmt = gold_engine(pack, cfg)
-    else:
-        engine, tokenizer = open_engine(cfg.engine, cfg.model, cfg.base_url, **options)
-        fmt = ChatFormat(tokenizer, cfg.action_format)
-    limits = SandboxLimits(memory_mb=cfg.sandbox_memory_mb, cpus=cfg.sandbox_cpus, cpuset=cfg.sandbox_cpuset)
     metrics = MetricsFile(store.path, "rollout")
     metrics.write("config", dataclasses.asdict(cfg))
-    try:
-        async with PoolSet(size=min(cfg.concurrency, 8), max_active=cfg.concurrency + cfg.verify_concurrency,
-                           limits=limits) as pools:  # fmt: skip
-            scheduler = Rollout(cfg, store, pack, engine, fmt, pools)
-            watcher = asyncio.create_task(_watch(scheduler, metrics, live))
-            try:
-                report = await scheduler.run()
-            finally:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
-    finally:
-        await engine.close()
+    if cfg.ray:
+        report = await _ray_rollout(run, cfg, metrics, live)
+    else:
+        runtime.ensure_service()
+        engine, fmt = build_engine(pack, cfg)
+        try:
+            async with sandbox_pools(cfg) as pools:
+                scheduler = Rollout(cfg, store, pack, engine, fmt, pools)
+                watcher = asyncio.create_task(_watch(scheduler, metrics, live))
+                try:
+                    report = await scheduler.run()
+                finally:
+                    watcher.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await watcher
+        finally:
+            await engine.close()
     metrics.write("summary", report.as_dict())
     metrics.close()
     return report
 
 
-def gold_engine(pack, cfg: RolloutConfig):
-    """The taskpack's gold solutions replayed as the model's turns, in the model's chat format.
+async def _ray_rollout(run: Path, cfg: RolloutConfig, metrics: MetricsFile, live: bool):
+    """The same run over Ray workers, with the same progress display and metrics snapshots."""
+    from ptrain.scale.workers import ray_rollout
 
-    Verified like any episode; the passed ones are demonstrations for `ptrain train --algo sft`."""
-    from transformers import AutoTokenizer
+    display = Live(console=console, refresh_per_second=4, transient=True) if live and console.is_terminal else None
+    last = {"tokens": 0.0, "time": time.monotonic(), "line": 0.0}
 
-    from ptrain.engine.models import resolve_model
-    from ptrain.testing.engine import ScriptedEngine, gold_replies
+    def show(snapshot: dict) -> None:
+        now = time.monotonic()
+        tokens = snapshot.get("generated_tokens", 0.0)
+        snapshot["tokens_per_s_now"] = max(tokens - last["tokens"], 0.0) / max(now - last["time"], 1e-9)
+        last.update(tokens=tokens, time=now)
+        metrics.write("snapshot", snapshot)
+        if display:
+            display.update(progress_view(snapshot))
+        elif live and now - last["line"] > 30:
+            last["line"] = now
+            console.print(progress_line(snapshot), highlight=False)
 
-    fmt = ChatFormat(AutoTokenizer.from_pretrained(resolve_model(cfg.model)), cfg.action_format)
-    engine = ScriptedEngine(fmt, gold_replies(fmt, pack, pack.tasks(cfg.split)), name="gold", model="gold")
-    return engine, fmt
+    with display or contextlib.nullcontext():
+        return await ray_rollout(run, cfg, show)
 
 
 async def _watch(scheduler: Rollout, metrics: MetricsFile, live: bool) -> None:

@@ -61,6 +61,10 @@ class RolloutConfig:
     sandbox_cpus: float = 1.0
     sandbox_memory_mb: int = 2048
     sandbox_cpuset: str = ""  # pin sandboxes to these host cores ("" for any)
+    ray: str = ""  # run on Ray workers: the cluster's address ("auto", host:port, or "local" to start one)
+    workers: int = 0  # Ray workers, each with its own engine and sandboxes; 0: one per node
+    worker_cpus: float = 1.0  # Ray CPUs each worker reserves
+    worker_gpus: float = 0.0  # Ray GPUs each worker reserves (a fraction shares a device)
 
     def __post_init__(self) -> None:
         problems = []
@@ -77,6 +81,8 @@ class RolloutConfig:
         for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.workers < 0 or self.worker_cpus < 0 or self.worker_gpus < 0:
+            problems.append("workers, worker_cpus and worker_gpus cannot be negative")
         if self.tasks is not None and self.tasks < 1:
             problems.append(f"tasks must be at least 1, got {self.tasks}")
         if problems:
