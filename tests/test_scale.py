@@ -199,3 +199,25 @@ def test_a_lora_payload_gives_the_merged_model(model_path):
         expected = copy.deepcopy(policy).merge_and_unload().state_dict()
         for key, value in plain.state_dict().items():
             torch.testing.assert_close(value, expected[key], rtol=1e-5, atol=1e-6, msg=key)
+
+
+def test_online_training_with_rollouts_on_the_workers(ray_cluster, tmp_path, model_path):
+    """Two rounds, trainer here, the real model on a worker: every step's weights reach the worker."""
+    from ptrain.train.config import TrainConfig
+    from ptrain.train.online import train_online
+
+    cfg = TrainConfig(model=str(model_path), taskpack="terminal-coding", lora_rank=4, groups_per_step=2,
+                      save_every=1, tensorboard=False, lr=1e-3)  # fmt: skip
+    rollout = _config(ray_cluster, engine="hf", model=str(model_path), workers=1, tasks=4, samples=2, max_turns=1,
+                      max_new_tokens=24, difficulties=("easy",), flush_interval_s=0.5)  # fmt: skip
+    run = tmp_path / "run"
+    rows = asyncio.run(train_online(run, cfg, rollout, rounds=2))
+    assert [r["round"] for r in rows] == [1, 2] and all(r["workers"] == 1 for r in rows)
+    for row in rows:
+        if row["stepped"]:
+            assert row["worker_versions"] == [row["policy_version"] + 1], row
+    episodes = list(Store(run).episodes())
+    assert len(episodes) == 8 and len({(e.task_id, e.sample_index, e.policy_version) for e in episodes}) == 8
+    final = rows[-1]["policy_version"] + rows[-1]["stepped"]
+    assert all(0 <= e.policy_version <= final for e in episodes)
+    assert (run / "train" / "checkpoints" / "step-000002").exists() or not all(r["stepped"] for r in rows)

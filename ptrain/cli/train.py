@@ -56,6 +56,8 @@ def train(
     max_turns: int = typer.Option(None, "--max-turns", help="online: per episode  [default: 20]"),
     max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="online: per model turn  [default: 512]"),
     temperature: float = typer.Option(None, help="online: sampling temperature  [default: 1.0]"),
+    ray: str = typer.Option(None, "--ray", help="online: roll out on Ray workers at this cluster address."),
+    workers: int = typer.Option(None, help="online with --ray: rollout workers  [default: 1 per node]"),
 ) -> None:
     """Train the policy on the run's stored groups; re-run the same command to resume."""
     setup_logging()
@@ -80,7 +82,8 @@ def train(
         split_list = lambda text: tuple(t for t in text.split(",") if t) if text else None  # noqa: E731
         rcfg = online_rollout_config(cfg, rollout_config, samples=samples, difficulties=split_list(difficulty),
                                      categories=split_list(category), concurrency=concurrency, max_turns=max_turns,
-                                     max_new_tokens=max_new_tokens, temperature=temperature)  # fmt: skip
+                                     max_new_tokens=max_new_tokens, temperature=temperature, ray=ray,
+                                     workers=workers)  # fmt: skip
         summaries = asyncio.run(train_online(Path(run), cfg, rcfg, rounds))
         console.print(online_table(summaries))
         return

@@ -50,13 +50,11 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     rollout = dataclasses.replace(rollout, action_format=resolve_action_format(rollout.action_format, pack.tools()))
     trainer = Trainer(cfg, run)
     trainer.start(rounds)
-    pool = select_tasks(pack, [rollout.split], rollout.task_ids, rollout.tasks, rollout.seed,
-                        rollout.categories, rollout.difficulties)  # fmt: skip
-    if not pool:
-        raise TrainError(f"no {rollout.split} tasks in {pack.name} match {rollout.categories or ''} "
-                         f"{rollout.difficulties or ''}", fix="check --taskpack, --split and the task filters")  # fmt: skip
-    order = sorted(task.id for task in pool)
-    random.Random(rollout.seed).shuffle(order)
+    order = task_order(pack, rollout)
+    if rollout.ray:
+        from ptrain.scale.online import train_on_fleet
+
+        return await train_on_fleet(trainer, store, pack, rollout, rounds, order)
     runtime.ensure_service()
     engine = engine or HFEngine(trainer.model, name=cfg.model, policy_version=trainer.policy_version,
                                 seed=rollout.seed, max_batch=rollout.max_batch,
@@ -77,8 +75,8 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
 
 
 async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt, pools, rollout, order) -> dict:
-    k, r, version = trainer.cfg.groups_per_step, trainer.round, trainer.policy_version
-    ids = tuple(dict.fromkeys(order[(r * k + i) % len(order)] for i in range(k)))
+    r, version = trainer.round, trainer.policy_version
+    ids = round_tasks(trainer.cfg.groups_per_step, r, order)
     started = time.monotonic()
     report = await Rollout(dataclasses.replace(rollout, task_ids=ids, tasks=None), store, pack, engine, fmt,
                            pools).run()  # fmt: skip
@@ -103,6 +101,28 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
     else:
         log.warning("round %d: no group has signal (%s); no training step this round", r + 1,
                     ", ".join(f"{n} {why}" for why, n in selection.dropped.items()) or "no groups")  # fmt: skip
+    return end_round(trainer, summary, len(groups))
+
+
+def round_tasks(k: int, r: int, order: list[str]) -> tuple[str, ...]:
+    """The tasks of round `r`: the next `k` (groups per step) of the shuffled pool."""
+    return tuple(dict.fromkeys(order[(r * k + i) % len(order)] for i in range(k)))
+
+
+def task_order(pack, rollout: RolloutConfig) -> list[str]:
+    """The online run's task pool, shuffled once by the seed: rounds walk through it in this order."""
+    pool = select_tasks(pack, [rollout.split], rollout.task_ids, rollout.tasks, rollout.seed,
+                        rollout.categories, rollout.difficulties)  # fmt: skip
+    if not pool:
+        raise TrainError(f"no {rollout.split} tasks in {pack.name} match {rollout.categories or ''} "
+                         f"{rollout.difficulties or ''}", fix="check --taskpack, --split and the task filters")  # fmt: skip
+    order = sorted(task.id for task in pool)
+    random.Random(rollout.seed).shuffle(order)
+    return order
+
+
+def end_round(trainer: Trainer, summary: dict, groups: int) -> dict:
+    """Count the round, checkpoint when due, and append its summary to metrics/online.jsonl."""
     trainer.round += 1
     if trainer.round % trainer.cfg.save_every == 0 or trainer.round == trainer.total_steps:
         trainer.save()
@@ -110,9 +130,9 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
         (trainer.run / "metrics").mkdir(parents=True, exist_ok=True)
         with (trainer.run / "metrics" / "online.jsonl").open("a") as f:
             f.write(json.dumps({**summary, "time": time.time()}) + "\n")
-    log.info("round %d: reward %s, pass %.2f, %d/%d groups with signal%s", r + 1,
+    log.info("round %d: reward %s, pass %.2f, %d/%d groups with signal%s", summary["round"],
              "-" if summary["reward_mean"] is None else f"{summary['reward_mean']:.3f}", summary["pass_rate"],
-             len(selection.groups), len(groups), f", loss {summary['loss']:.4f}" if summary["stepped"] else "")  # fmt: skip
+             summary["groups_with_signal"], groups, f", loss {summary['loss']:.4f}" if summary["stepped"] else "")  # fmt: skip
     return summary
 
 

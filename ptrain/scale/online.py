@@ -1,0 +1,78 @@
+"""Online GRPO with the trainer here and the rollouts on Ray workers (`ptrain train --online --ray ...`).
+
+    round r:  workers roll out round r's groups  ─┐ (already started during round r-1's step)
+              workers start round r+1's groups    ├─ the trainer steps on round r's groups -> v+1
+              the new weights go to every worker ─┘ between two decode steps, rollouts going on
+
+Each worker's engine holds the base model; after every step the trainer's LoRA adapter (or, with
+full fine-tuning, all weights) is delivered with its policy version (weights.py), and a worker's
+episodes record the versions they were sampled at. Because round r+1 starts before round r's step,
+its episodes are one version old, or a mix; the stored behaviour logprobs carry the off-policy
+correction, and `max_staleness` bounds it: with `max_staleness 0` the rounds run one after the
+other and every episode is on-policy.
+
+Resume: the checkpoint holds the round; the round's groups are planned against the store at the
+workers' version, so a round cut short goes on with what is stored. A round whose overlapped
+rollout was at the old version may be rolled out again at the new one after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+from ptrain.rollout.config import RolloutConfig
+from ptrain.scale.weights import policy_payload
+from ptrain.scale.workers import Fleet, RolloutReport, merge
+from ptrain.store import Store
+from ptrain.train.batch import select_grpo
+from ptrain.train.loop import Trainer
+from ptrain.train.online import end_round, round_tasks
+
+
+async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutConfig, rounds: int,
+                         order: list[str]) -> list[dict]:  # fmt: skip
+    """`rounds` rounds (fewer if resuming) of rollout on the fleet and one step here; each round's summary."""
+    overlap = trainer.cfg.max_staleness != 0
+    fleet = Fleet(store.path, dataclasses.replace(rollout, model=trainer.cfg.model))
+    rows: list[dict] = []
+
+    def start(round_no: int) -> tuple[asyncio.Task, tuple[str, ...], RolloutReport, float]:
+        ids = round_tasks(trainer.cfg.groups_per_step, round_no, order)
+        report = RolloutReport()
+        job = asyncio.create_task(fleet.map("rollout", ids, on_result=lambda fields: merge(report, fields)))
+        return job, ids, report, time.monotonic()
+
+    try:
+        await fleet.start()
+        await fleet.deliver(policy_payload(trainer.model), trainer.policy_version)
+        pending = start(trainer.round) if trainer.round < rounds else None
+        while pending is not None:
+            job, ids, report, started = pending
+            await job
+            rollout_s, version = time.monotonic() - started, trainer.policy_version
+            pending = start(trainer.round + 1) if overlap and trainer.round + 1 < rounds else None
+            stale = trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else 1
+            oldest = version - stale
+            groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
+                                       max_policy_version=version))  # fmt: skip
+            selection = select_grpo(groups, trainer.cfg.advantage, oldest)
+            summary = {"round": trainer.round + 1, "policy_version": version, "tasks": len(ids),
+                       "episodes": selection.episodes,
+                       "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
+                       "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
+                       "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False,
+                       "workers": len(fleet.alive)}  # fmt: skip
+            if selection.groups:
+                step_started = time.monotonic()
+                row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
+                versions = await fleet.deliver(policy_payload(trainer.model), trainer.policy_version)
+                summary.update(stepped=True, loss=row["loss"], grad_norm=row["grad_norm"],
+                               train_s=time.monotonic() - step_started, worker_versions=versions)  # fmt: skip
+            rows.append(end_round(trainer, summary, len(groups)))
+            if pending is None and not overlap and trainer.round < rounds:
+                pending = start(trainer.round)
+        return rows
+    finally:
+        await fleet.close()
