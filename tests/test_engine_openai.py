@@ -361,3 +361,38 @@ async def test_against_a_text_only_server_the_engine_switches_to_text_mode(model
         stop_server(served.process)
         await engine.close()
         await strict.close()
+
+
+async def test_a_lora_adapter_loaded_at_run_time_is_what_the_server_then_samples(model_path, prompt, tmp_path):
+    """vLLM's /v1/load_lora_adapter on `ptrain serve`: the adapter's merged model, at the version given."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    from ptrain.engine.hf import HFEngine
+
+    policy = get_peft_model(AutoModelForCausalLM.from_pretrained(model_path),
+                            LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))  # fmt: skip
+    with torch.no_grad():
+        for name, p in policy.named_parameters():
+            if "lora_B" in name:
+                p.normal_(std=0.05)
+    policy.save_pretrained(tmp_path / "adapter")
+    merged = HFEngine(policy.merge_and_unload(), max_batch=1)
+    served = start_server(tmp_path / "serve.log")
+    engine = OpenAIEngine(served.url)
+    greedy = Sampling(max_new_tokens=8, temperature=0)
+    try:
+        before = await engine.generate(prompt, greedy)
+        await engine.load_lora("ptrain-v3", str(tmp_path / "adapter"), 3)
+        after, expected = await engine.generate(prompt, greedy), await merged.generate(prompt, greedy)
+        assert engine.model == "ptrain-v3" and (before.policy_version, after.policy_version) == (0, 3)
+        assert after.token_ids == expected.token_ids
+        assert after.logprobs == pytest.approx(expected.logprobs, abs=1e-3)
+        assert before.logprobs != pytest.approx(after.logprobs, abs=1e-3)
+        with pytest.raises(EngineError, match="cannot read the adapter"):
+            await engine.load_lora("ptrain-v4", str(tmp_path / "missing"), 4)
+    finally:
+        await engine.close()
+        await merged.close()
+        stop_server(served.process)

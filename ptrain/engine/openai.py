@@ -211,7 +211,18 @@ class OpenAIEngine:
 
     # --- HTTP -----------------------------------------------------------------------------------
 
-    async def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def load_lora(self, name: str, path: str, policy_version: int) -> None:
+        """Load a peft adapter directory into the server and send every later request to it.
+
+        vLLM's run-time endpoint (start it with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True),
+        also `ptrain serve`'s. The server reads `path` itself: it must see the same filesystem."""
+        payload = {"lora_name": name, "lora_path": path, "ptrain_policy_version": policy_version}
+        await self._request("POST", "/load_lora_adapter", payload, json_answer=False)
+        self.model, self.policy_version = name, policy_version
+
+    async def _request(
+        self, method: str, path: str, payload: dict[str, Any] | None = None, json_answer: bool = True
+    ) -> dict[str, Any]:
         url = self.base_url + path
         if self._session is None or self._session.closed:
             headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -236,6 +247,8 @@ class OpenAIEngine:
             ) from e
         if status >= 400:
             raise EngineError(f"{method} {url} answered HTTP {status}: {_error_message(text)}")
+        if not json_answer:  # vLLM's adapter endpoints answer in plain text
+            return {"text": text}
         try:
             body = json.loads(text)
         except ValueError as e:

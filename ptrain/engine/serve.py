@@ -29,7 +29,8 @@ import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -70,6 +71,8 @@ class Served:
     fmt: ChatFormat | None  # None when the model is not ChatML: /v1/chat/completions then says so
     fmt_error: str = ""
     text_only: bool = False  # answer like an API that gives back text only (no token ids): clients' text mode
+    adapters: set[str] = field(default_factory=set)  # LoRA adapters loaded at run time: more names for the model
+    adapter_base: dict = field(default_factory=dict)  # the weights adapters replace (ptrain/scale/weights.py)
 
 
 SERVED = web.AppKey("served", Served)
@@ -89,6 +92,7 @@ def build_app(
     app.router.add_post("/v1/completions", completions)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/metrics", metrics)
+    app.router.add_post("/v1/load_lora_adapter", load_lora_adapter)
     return app
 
 
@@ -142,6 +146,34 @@ async def models(request: web.Request) -> web.Response:
         "max_model_len": served.engine.context_window,
     }
     return web.json_response({"object": "list", "data": [card]})
+
+
+async def load_lora_adapter(request: web.Request) -> web.Response:
+    """vLLM's run-time adapter endpoint: {"lora_name", "lora_path"} (a peft adapter directory).
+
+    The hf engine has no adapter slots: the adapter is merged into the served weights (replacing the
+    previous one) between two decode steps, and `lora_name` becomes another name for the model.
+    `ptrain_policy_version` in the body sets the version completions report (default: one more)."""
+    served = request.app[SERVED]
+    body = await _body(request, served)
+    name, path = body.get("lora_name"), body.get("lora_path")
+    if not isinstance(name, str) or not name or not isinstance(path, str) or not path:
+        raise BadRequest("load_lora_adapter needs lora_name and lora_path (a peft adapter directory)")
+    if not hasattr(served.engine, "update_weights"):
+        raise BadRequest(
+            f"the {served.engine.name} engine cannot load adapters", status=501, kind="NotImplementedError"
+        )
+    from ptrain.scale.weights import adapter_payload, apply_payload
+
+    try:
+        payload = await asyncio.to_thread(adapter_payload, Path(path))
+    except (OSError, ValueError, KeyError) as e:
+        raise BadRequest(f"cannot read the adapter at {path}: {type(e).__name__}: {e}") from e
+    version = _int(body, "ptrain_policy_version", served.engine.policy_version + 1, 0)
+    apply = lambda module: apply_payload(module, payload, served.adapter_base)  # noqa: E731
+    await asyncio.to_thread(served.engine.update_weights, apply, version)
+    served.adapters.add(name)
+    return web.Response(text=f"Success: LoRA adapter '{name}' added successfully.")
 
 
 async def metrics(request: web.Request) -> web.Response:
@@ -309,7 +341,7 @@ async def _body(request: web.Request, served: Served) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise BadRequest("the request body must be a JSON object")
     model = body.get("model")
-    if model is not None and model not in (served.name, served.engine.model):
+    if model is not None and model not in (served.name, served.engine.model, *served.adapters):
         raise BadRequest(
             f"the model {model!r} does not exist; this server serves {served.name!r}", 404, "NotFoundError"
         )

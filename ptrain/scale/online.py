@@ -38,6 +38,14 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
     fleet = Fleet(store.path, dataclasses.replace(rollout, model=trainer.cfg.model))
     rows: list[dict] = []
 
+    async def deliver() -> list[int]:
+        """The trainer's weights to every worker; saved under RUN/adapters/ too when a server must read them."""
+        adapter_dir = ""
+        if rollout.engine == "openai" and hasattr(trainer.model, "peft_config"):
+            adapter_dir = str((store.path / "adapters" / f"v{trainer.policy_version:06d}").resolve())
+            await asyncio.to_thread(trainer.model.save_pretrained, adapter_dir)
+        return await fleet.deliver(policy_payload(trainer.model), trainer.policy_version, adapter_dir)
+
     def start(round_no: int) -> tuple[asyncio.Task, tuple[str, ...], RolloutReport, float]:
         ids = round_tasks(trainer.cfg.groups_per_step, round_no, order)
         report = RolloutReport()
@@ -46,7 +54,7 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
 
     try:
         await fleet.start()
-        await fleet.deliver(policy_payload(trainer.model), trainer.policy_version)
+        await deliver()
         pending = start(trainer.round) if trainer.round < rounds else None
         while pending is not None:
             job, ids, report, started = pending
@@ -67,7 +75,7 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
             if selection.groups:
                 step_started = time.monotonic()
                 row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
-                versions = await fleet.deliver(policy_payload(trainer.model), trainer.policy_version)
+                versions = await deliver()
                 summary.update(stepped=True, loss=row["loss"], grad_norm=row["grad_norm"],
                                train_s=time.monotonic() - step_started, worker_versions=versions)  # fmt: skip
             rows.append(end_round(trainer, summary, len(groups)))

@@ -7,11 +7,15 @@ A LoRA payload holds each adapted layer's A and B and the scaling. The engine's 
 base model: applying a payload sets each adapted weight to base + scaling * B @ A, from a copy of the
 base weight kept on first use (`base`), so payloads of later steps replace earlier ones instead of
 piling up. Generation then runs at the base model's speed, with no adapter in the forward pass.
-A full-fine-tuning payload is the whole state dict, loaded in place.
+A full-fine-tuning payload is the whole state dict, loaded in place. `adapter_payload` reads a
+saved peft adapter directory, which is what a served engine is given (vLLM's load_lora_adapter,
+and `ptrain serve`'s, which applies it with `apply_payload`).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -27,13 +31,28 @@ def policy_payload(model: torch.nn.Module) -> dict[str, Any]:
 
     config = model.peft_config["default"]
     scaling = config.lora_alpha / (config.r**0.5 if config.use_rslora else config.r)
+    return {"kind": "lora", "scaling": scaling, "layers": _layers(get_peft_model_state_dict(model))}
+
+
+def adapter_payload(directory: Path) -> dict[str, Any]:
+    """A LoRA payload from a peft adapter directory (adapter_config.json, adapter_model.safetensors)."""
+    from safetensors.torch import load_file
+
+    config = json.loads((directory / "adapter_config.json").read_text())
+    r, alpha = config["r"], config["lora_alpha"]
+    scaling = alpha / (r**0.5 if config.get("use_rslora") else r)
+    return {"kind": "lora", "scaling": scaling, "layers": _layers(load_file(directory / "adapter_model.safetensors"))}
+
+
+def _layers(state: dict[str, torch.Tensor]) -> dict[str, dict[str, torch.Tensor]]:
+    """peft's adapter tensors (`base_model.model.<layer>.lora_A.weight`) as {layer: {"A": .., "B": ..}}."""
     layers: dict[str, dict[str, torch.Tensor]] = {}
-    for key, value in get_peft_model_state_dict(model).items():
+    for key, value in state.items():
         name, _, part = key.removeprefix(PEFT_PREFIX).rpartition(".lora_")
         if part not in ("A.weight", "B.weight"):
             raise ValueError(f"unexpected adapter tensor {key}: only LoRA A and B weights can be delivered")
         layers.setdefault(name, {})[part[0]] = value.detach().float().cpu()
-    return {"kind": "lora", "scaling": scaling, "layers": layers}
+    return layers
 
 
 def apply_payload(module: torch.nn.Module, payload: dict[str, Any], base: dict[str, torch.Tensor]) -> None:

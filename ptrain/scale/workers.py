@@ -132,15 +132,23 @@ class RolloutWorker:
                                       verified_since=reverified_since)  # fmt: skip
         return dataclasses.asdict(report)
 
-    async def load_policy(self, payload: dict[str, Any], version: int) -> int:
-        """Apply the trainer's weights (LoRA or full) between two decode steps; later episodes report `version`."""
+    async def load_policy(self, payload: dict[str, Any], version: int, adapter_dir: str = "") -> int:
+        """Apply the trainer's weights between two decode steps; later episodes report `version`.
+
+        The `hf` engine merges the payload (LoRA or full) into its weights; the `openai` engine has its
+        server load the saved adapter at `adapter_dir` (vLLM's load_lora_adapter)."""
         from ptrain.scale.weights import apply_payload
 
         await self.open()
         engine = self.parts[2]
+        if engine is not None and hasattr(engine, "load_lora"):
+            if not adapter_dir:
+                raise ConfigError("the openai engine loads adapters from a directory; none was given")
+            await engine.load_lora(f"ptrain-v{version}", adapter_dir, version)
+            return engine.policy_version
         if engine is None or not hasattr(engine, "update_weights"):
             raise ConfigError(f"the {self.cfg.engine} engine cannot take weights from the trainer",
-                              fix="online training on Ray needs --engine hf")  # fmt: skip
+                              fix="online training on Ray needs --engine hf or openai")  # fmt: skip
         await asyncio.to_thread(engine.update_weights, lambda m: apply_payload(m, payload, self.base_weights), version)
         return engine.policy_version
 
@@ -246,13 +254,16 @@ class Fleet:
         with contextlib.suppress(Exception):
             self.ray.kill(member.actor, no_restart=True)
 
-    async def deliver(self, payload: dict[str, Any], version: int) -> list[int]:
-        """Put new policy weights into every live worker's engine; returns the versions they report."""
+    async def deliver(self, payload: dict[str, Any], version: int, adapter_dir: str = "") -> list[int]:
+        """Put new policy weights into every live worker's engine; returns the versions they report.
+
+        `adapter_dir`, the same adapter saved on the shared path, is for workers whose engine is a server."""
         ref = self.ray.put(payload)
         versions = []
         for member in self.alive:
             try:
-                versions.append(await asyncio.to_thread(self.ray.get, member.actor.load_policy.remote(ref, version)))
+                call = member.actor.load_policy.remote(ref, version, adapter_dir)
+                versions.append(await asyncio.to_thread(self.ray.get, call))
             except self.ray.exceptions.RayActorError as e:
                 self._bury(member, e)
         return versions
@@ -308,12 +319,13 @@ async def ray_rollout(run: Path, cfg: RolloutConfig, on_snapshot: Callable[[dict
                          cfg.categories, cfg.difficulties)  # fmt: skip
     done = store.done(taskpack=pack.name, min_policy_version=0, max_policy_version=0)
     todo = [t.id for t in tasks if any((t.id, i) not in done for i in range(cfg.samples))]
-    report, started = RolloutReport(), time.monotonic()
+    report = RolloutReport()
     report.planned = sum((t, i) not in done for t in todo for i in range(cfg.samples))
     report.skipped = cfg.samples * len(tasks) - report.planned
     fleet = Fleet(run, cfg)
     try:
         await fleet.start()
+        started = time.monotonic()  # the clock starts with the workers loaded, as a local run's does
         watcher = asyncio.create_task(_watch(fleet, report, started, on_snapshot))
         try:
             await fleet.map("rollout", todo, on_result=lambda fields: merge(report, fields))
