@@ -18,7 +18,7 @@ import torch
 from ptrain.episode import Episode, StoredVerdict
 from ptrain.errors import PtrainError
 from ptrain.store import Store
-from ptrain.train.batch import Sequence, deal, micro_batches, segments_of, select_grpo, shared_prefix
+from ptrain.train.batch import Sequence, cost, deal, micro_batches, segments_of, select_grpo, shared_prefix
 from ptrain.train.checkpoint import complete_checkpoints
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import token_logprobs
@@ -266,6 +266,17 @@ def test_micro_batches_sharing_prefixes_keep_groups_together_within_the_budget()
     for b in batches:
         prefix = shared_prefix(b)
         assert len(b) == 1 or prefix + len(b) * (max(len(s.token_ids) for s in b) - prefix) <= 150
+
+
+def test_a_large_budget_does_not_mix_groups_and_lose_their_shared_prompts():
+    prompts = {g: np.arange(300) + 1000 * i for i, g in enumerate("abcd")}
+    seqs = [Sequence(np.r_[prompts[g], np.full(20 + k, 5)], np.r_[np.zeros(300), np.ones(20 + k)].astype(bool),
+                     np.zeros(320 + k), 1.0, g, f"{g}{k}") for g in "abcd" for k in range(8)]  # fmt: skip
+    for budget in (4096, 16384):
+        batches = micro_batches(seqs, budget, share_prefix=True)
+        assert all(len({s.group_id for s in b}) == 1 for b in batches), budget
+        total = sum(cost(b, True) for b in batches)
+        assert total < sum(cost(b, False) for b in micro_batches(seqs, budget)), "sharing computes fewer tokens"
 
 
 def test_logprobs_and_gradients_with_a_shared_prefix_equal_the_full_rows(tokenizer):

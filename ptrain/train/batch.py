@@ -143,7 +143,9 @@ def micro_batches(sequences: list[Sequence], max_tokens: int, share_prefix: bool
 
     Without `share_prefix`: sorted longest first, rows x longest row within `max_tokens`. With it:
     a group's sequences kept together (they share the prompt) and the budget counts the shared
-    prefix once: prefix + rows x (longest row - prefix). A sequence over the budget goes alone."""
+    prefix once: prefix + rows x (longest row - prefix); the next group joins a micro-batch only
+    if that costs no more than a micro-batch of its own (joining loses the shared prefix, so with
+    a large budget it seldom does). A sequence over the budget goes alone."""
     if share_prefix:
         order = sorted(sequences, key=lambda s: (s.group_id, -len(s.token_ids), s.episode_id))
     else:
@@ -151,7 +153,10 @@ def micro_batches(sequences: list[Sequence], max_tokens: int, share_prefix: bool
     batches: list[list[Sequence]] = []
     for seq in order:
         current = batches[-1] if batches else None
-        if current and cost(current + [seq], share_prefix) <= max_tokens:
+        joined = cost(current + [seq], share_prefix) if current else max_tokens + 1
+        if share_prefix and current and seq.group_id != current[-1].group_id:
+            joined = joined if joined <= cost(current, True) + len(seq.token_ids) else max_tokens + 1
+        if joined <= max_tokens:
             current.append(seq)
         else:
             batches.append([seq])
