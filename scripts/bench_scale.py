@@ -104,6 +104,9 @@ def main() -> None:
         results["ray_x2"] = one("ray x2", dataclasses.replace(cfg, ray=address, workers=2), root)
         results["actor_call_ms"] = actor_round_trip_ms(address)
     finally:
+        import ray
+
+        ray.shutdown()  # leave the cluster before stopping it, or its raylets' deaths are reported here
         subprocess.run([RAY, "stop", "--force"], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
     local, one_w, two_w = results["local"], results["ray_x1"], results["ray_x2"]
