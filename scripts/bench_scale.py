@@ -90,6 +90,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ["RAY_AUTH_MODE"] = "disabled"  # a private cluster on 127.0.0.1 (see tests/test_scale.py)
     cfg = RolloutConfig(taskpack="terminal-coding", categories=("shell-basics",), difficulties=("easy",),
                         tasks=args.tasks, samples=args.samples, concurrency=args.concurrency,
                         max_turns=args.max_turns, max_new_tokens=args.max_new_tokens, engine_threads=1,

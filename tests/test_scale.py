@@ -41,6 +41,9 @@ def ray_cluster(tmp_path_factory, podman_url):
     """`ray start --head` on 127.0.0.1 plus a second node, one CPU each; stopped after the module."""
     ray_bin = shutil.which("ray", path=str(Path(os.sys.executable).parent)) or "ray"
     port, temp = _free_port(), tmp_path_factory.mktemp("ray")
+    # a private test cluster on 127.0.0.1: no token auth (a token file left by `ray.init()` elsewhere would
+    # turn it on for the head but not for the second node, which then cannot join)
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", str(200 * 2**20),
               "--disable-usage-stats"]  # fmt: skip
     subprocess.run([ray_bin, "start", "--head", "--port", str(port), "--include-dashboard=false",

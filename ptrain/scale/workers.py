@@ -199,6 +199,7 @@ class Fleet:
         self.members = [Member(remote.remote(run, cfg, i, with_engine), i) for i in range(count)]
         self.slots = max(1, math.ceil(cfg.concurrency / cfg.samples))  # groups in flight per worker
         self.deaths: list[str] = []
+        self.mapping = asyncio.Lock()  # one `map` at a time: each collects the results of every outstanding call
 
     async def start(self) -> list[dict]:
         """Wait until every worker has its engine and pool (a worker that cannot start is an error)."""
@@ -219,7 +220,12 @@ class Fleet:
         """Run `actor.method(item, *args)` for every item across the live workers; results in finishing order.
 
         A worker that dies (its process killed, its node lost) is marked dead and killed for good; the
-        items it held go back to the front of the queue for the others."""
+        items it held go back to the front of the queue for the others. Concurrent calls wait their turn."""
+        async with self.mapping:
+            return await self._map(method, items, args, on_result, per_worker)
+
+    async def _map(self, method: str, items: Iterable[Any], args: tuple, on_result: Callable,
+                   per_worker: int | None) -> list[Any]:  # fmt: skip
         queue, results = deque(items), []
         per_worker = per_worker or self.slots
         while queue or any(m.outstanding for m in self.members):
