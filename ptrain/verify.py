@@ -159,39 +159,60 @@ class RunVerification:
     errors: list[str] = field(default_factory=list)
 
 
-async def verify_run(
-    store: Store,
-    pools: PoolSet,
-    reverify: bool = False,
-    concurrency: int = 8,
-    on_progress: Callable[[int], None] = lambda n: None,
-    only: set[str] | None = None,
-    verified_since: float | None = None,
-) -> RunVerification:
-    """Verify every stored episode that has no verdict yet (all of them with `reverify`).
+Row = tuple[str, str, str, str]  # an episode to verify: episode id, taskpack, task id, artifact sha256
 
-    Verdicts are appended to the store as they come. A verifier or sandbox failure writes nothing,
-    so the episode is simply picked up again by the next run. `only` limits the work to these
-    episodes, and with `reverify` an episode given a verdict at or after `verified_since` counts as
-    done (a Ray worker taking over a dead one's share; ptrain/scale/workers.py).
-    """
+
+def unverified(store: Store, reverify: bool = False, verified_since: float | None = None,
+               rows: list[Row] | None = None) -> list[Row]:  # fmt: skip
+    """The stored episodes without a verdict (all of them with `reverify`; with `verified_since` too,
+    those without one given since then). `rows` narrows it to these: a Ray worker's share, checked
+    again because a dead worker may have verified some of it (ptrain/scale/workers.py)."""
     verdicts = store.latest_verdicts()
     if not reverify:
         done = set(verdicts)
     else:
         since = verified_since if verified_since is not None else float("inf")
         done = {e for e, v in verdicts.items() if v.verified_at >= since}
-    rows = store.summary().select(["episode_id", "taskpack", "task_id", "artifact_sha256"]).to_pylist()
-    todo = [tuple(row.values()) for row in rows
-            if row["episode_id"] not in done and (only is None or row["episode_id"] in only)]  # fmt: skip
-    report = RunVerification(total=len(todo))
-    packs: dict[str, Taskpack] = {}
-    tasks: dict[tuple[str, str], Task] = {}
-    for _, pack_name, _, _ in todo:
-        if pack_name not in packs:
-            packs[pack_name] = load_taskpack(pack_name)
+    if rows is None:
+        table = store.summary().select(["episode_id", "taskpack", "task_id", "artifact_sha256"])
+        rows = [tuple(row.values()) for row in table.to_pylist()]
+    return [row for row in rows if row[0] not in done]
+
+
+@dataclass
+class TaskIndex:
+    """Taskpacks and the tasks of all their splits, each loaded once (a Ray worker keeps one across calls)."""
+
+    packs: dict[str, Taskpack] = field(default_factory=dict)
+    tasks: dict[tuple[str, str], Task] = field(default_factory=dict)
+
+    def add(self, pack_name: str) -> None:
+        if pack_name not in self.packs:
+            self.packs[pack_name] = load_taskpack(pack_name)
             for split in SPLITS:
-                tasks.update({(pack_name, t.id): t for t in packs[pack_name].tasks(split)})
+                self.tasks.update({(pack_name, t.id): t for t in self.packs[pack_name].tasks(split)})
+
+
+async def verify_run(
+    store: Store,
+    pools: PoolSet,
+    reverify: bool = False,
+    concurrency: int = 8,
+    on_progress: Callable[[int], None] = lambda n: None,
+    rows: list[Row] | None = None,
+    index: TaskIndex | None = None,
+) -> RunVerification:
+    """Verify every stored episode that has no verdict yet (all of them with `reverify`), or `rows`.
+
+    Verdicts are appended to the store as they come. A verifier or sandbox failure writes nothing,
+    so the episode is simply picked up again by the next run.
+    """
+    todo = unverified(store, reverify) if rows is None else rows
+    report = RunVerification(total=len(todo))
+    index = index or TaskIndex()
+    for _, pack_name, _, _ in todo:
+        index.add(pack_name)
+    packs, tasks = index.packs, index.tasks
     gate = asyncio.Semaphore(concurrency)
     writer = store.writer(flush_every=64, flush_interval_s=5.0)
 

@@ -25,32 +25,18 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from ptrain.cli.rollout import run_rollout
 from ptrain.rollout.config import RolloutConfig
-
-RAY = str(Path(sys.executable).parent / "ray")
-
-
-def start_cluster(temp: Path) -> str:
-    common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", str(300 * 2**20),
-              "--disable-usage-stats"]  # fmt: skip
-    subprocess.run([RAY, "start", "--head", "--port", "6399", "--include-dashboard=false", "--temp-dir", str(temp),
-                    *common], check=True, capture_output=True)  # fmt: skip
-    subprocess.run([RAY, "start", "--address", "127.0.0.1:6399", *common], check=True, capture_output=True)
-    return "127.0.0.1:6399"
+from ptrain.testing import ray_cluster
 
 
-def actor_round_trip_ms(address: str, calls: int = 200) -> float:
+def actor_round_trip_ms(calls: int = 200) -> float:
     """p50 of an empty call on a Ray actor: the floor of what handing out one group costs."""
     import ray
-
-    ray.init(address=address, logging_level="WARNING", log_to_driver=False, ignore_reinit_error=True)
 
     @ray.remote(num_cpus=0)
     class Echo:
@@ -90,25 +76,21 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ["RAY_AUTH_MODE"] = "disabled"  # a private cluster on 127.0.0.1 (see tests/test_scale.py)
     cfg = RolloutConfig(taskpack="terminal-coding", categories=("shell-basics",), difficulties=("easy",),
                         tasks=args.tasks, samples=args.samples, concurrency=args.concurrency,
                         max_turns=args.max_turns, max_new_tokens=args.max_new_tokens, engine_threads=1,
                         flush_interval_s=1.0)  # fmt: skip
     root = Path(tempfile.mkdtemp(prefix="bench-scale-"))
-    subprocess.run([RAY, "stop", "--force"], capture_output=True)
-    address = start_cluster(root / "ray")
+    ray_cluster.stop()  # a cluster left by an earlier run
+    address = ray_cluster.start(root / "ray", nodes=2, object_store_mb=300)
     try:
         results = {"config": {k: v for k, v in vars(args).items() if k != "json"}}
         results["local"] = one("local", cfg, root)
         results["ray_x1"] = one("ray x1", dataclasses.replace(cfg, ray=address, workers=1), root)
         results["ray_x2"] = one("ray x2", dataclasses.replace(cfg, ray=address, workers=2), root)
-        results["actor_call_ms"] = actor_round_trip_ms(address)
+        results["actor_call_ms"] = actor_round_trip_ms()
     finally:
-        import ray
-
-        ray.shutdown()  # leave the cluster before stopping it, or its raylets' deaths are reported here
-        subprocess.run([RAY, "stop", "--force"], capture_output=True)
+        ray_cluster.stop()
         shutil.rmtree(root, ignore_errors=True)
     local, one_w, two_w = results["local"], results["ray_x1"], results["ray_x2"]
     results["ray_overhead_s_per_episode"] = (one_w["wall_s"] - local["wall_s"]) / max(one_w["finished"], 1)

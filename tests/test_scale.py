@@ -8,13 +8,8 @@ the model, except the weight-delivery test, which runs the real model in a worke
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
-import shutil
 import signal
-import socket
-import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -25,46 +20,20 @@ import torch
 from ptrain.rollout.config import RolloutConfig
 from ptrain.scale.weights import apply_payload, policy_payload
 from ptrain.store import Store
+from ptrain.testing import ray_cluster as ray_cluster_here
 
 pytestmark = pytest.mark.slow
 TASKS = dict(taskpack="terminal-coding", categories=("shell-basics",), split="train")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory, podman_url):
     """`ray start --head` on 127.0.0.1 plus a second node, one CPU each; stopped after the module."""
-    ray_bin = shutil.which("ray", path=str(Path(os.sys.executable).parent)) or "ray"
-    port, temp = _free_port(), tmp_path_factory.mktemp("ray")
-    # a private test cluster on 127.0.0.1: no token auth (a token file left by `ray.init()` elsewhere would
-    # turn it on for the head but not for the second node, which then cannot join)
-    os.environ["RAY_AUTH_MODE"] = "disabled"
-    common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", str(200 * 2**20),
-              "--disable-usage-stats"]  # fmt: skip
-    subprocess.run([ray_bin, "start", "--head", "--port", str(port), "--include-dashboard=false",
-                    "--temp-dir", str(temp), *common], check=True, timeout=300, capture_output=True)  # fmt: skip
-    address = f"127.0.0.1:{port}"
+    address = ray_cluster_here.start(tmp_path_factory.mktemp("ray"), nodes=2)
     try:
-        subprocess.run([ray_bin, "start", "--address", address, *common], check=True, timeout=300, capture_output=True)
-        import ray
-
-        ray.init(address=address, logging_level="WARNING", log_to_driver=False,
-                 runtime_env={"env_vars": {k: v for k, v in os.environ.items() if k.startswith("PTRAIN_")}})  # fmt: skip
-        deadline = time.monotonic() + 120
-        while len([n for n in ray.nodes() if n["Alive"]]) < 2:
-            assert time.monotonic() < deadline, "the second Ray node never joined"
-            time.sleep(1)
         yield address
     finally:
-        import ray
-
-        ray.shutdown()
-        subprocess.run([ray_bin, "stop", "--force"], timeout=120, capture_output=True)
+        ray_cluster_here.stop()
 
 
 def _config(address: str, **overrides) -> RolloutConfig:
@@ -166,7 +135,7 @@ def test_delivered_weights_are_what_the_next_episodes_report(ray_cluster, tmp_pa
     task = _task_ids(cfg)[0]
 
     async def go() -> tuple[list[int], list[dict]]:
-        fleet = Fleet(run, dataclasses.replace(cfg, engine="hf"))
+        fleet = Fleet(run, cfg)
         try:
             await fleet.start()
             versions = await fleet.deliver(policy_payload(policy), 7)

@@ -26,9 +26,8 @@ from ptrain.rollout.config import RolloutConfig
 from ptrain.scale.weights import policy_payload
 from ptrain.scale.workers import Fleet, RolloutReport, merge
 from ptrain.store import Store
-from ptrain.train.batch import select_grpo
 from ptrain.train.loop import Trainer
-from ptrain.train.online import end_round, round_tasks
+from ptrain.train.online import end_round, round_tasks, select_round
 
 
 async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutConfig, rounds: int,
@@ -61,24 +60,16 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
             await job
             rollout_s, version = time.monotonic() - started, trainer.policy_version
             pending = start(trainer.round + 1) if overlap and trainer.round + 1 < rounds else None
-            stale = trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else 1
-            oldest = version - stale
-            groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
-                                       max_policy_version=version))  # fmt: skip
-            selection = select_grpo(groups, trainer.cfg.advantage, oldest)
-            summary = {"round": trainer.round + 1, "policy_version": version, "tasks": len(ids),
-                       "episodes": selection.episodes,
-                       "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
-                       "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
-                       "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False,
-                       "workers": len(fleet.alive)}  # fmt: skip
+            oldest = version - (trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else 1)
+            groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, rollout_s)
+            summary["workers"] = len(fleet.alive)
             if selection.groups:
                 step_started = time.monotonic()
                 row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
                 versions = await deliver()
                 summary.update(stepped=True, loss=row["loss"], grad_norm=row["grad_norm"],
                                train_s=time.monotonic() - step_started, worker_versions=versions)  # fmt: skip
-            rows.append(end_round(trainer, summary, len(groups)))
+            rows.append(end_round(trainer, summary, groups))
             if pending is None and not overlap and trainer.round < rounds:
                 pending = start(trainer.round)
         return rows

@@ -30,7 +30,7 @@ def policy_payload(model: torch.nn.Module) -> dict[str, Any]:
     from peft import get_peft_model_state_dict
 
     config = model.peft_config["default"]
-    scaling = config.lora_alpha / (config.r**0.5 if config.use_rslora else config.r)
+    scaling = _scaling(config.r, config.lora_alpha, config.use_rslora)
     return {"kind": "lora", "scaling": scaling, "layers": _layers(get_peft_model_state_dict(model))}
 
 
@@ -39,9 +39,13 @@ def adapter_payload(directory: Path) -> dict[str, Any]:
     from safetensors.torch import load_file
 
     config = json.loads((directory / "adapter_config.json").read_text())
-    r, alpha = config["r"], config["lora_alpha"]
-    scaling = alpha / (r**0.5 if config.get("use_rslora") else r)
+    scaling = _scaling(config["r"], config["lora_alpha"], config.get("use_rslora", False))
     return {"kind": "lora", "scaling": scaling, "layers": _layers(load_file(directory / "adapter_model.safetensors"))}
+
+
+def _scaling(r: int, alpha: float, rslora: bool) -> float:
+    """LoRA's factor on B @ A: alpha / r, or alpha / sqrt(r) for rank-stabilised LoRA."""
+    return alpha / (r**0.5 if rslora else r)
 
 
 def _layers(state: dict[str, torch.Tensor]) -> dict[str, dict[str, torch.Tensor]]:

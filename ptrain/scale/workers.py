@@ -36,6 +36,7 @@ from ptrain.errors import ConfigError, PtrainError
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.metrics import Meter
 from ptrain.rollout.scheduler import Rollout, RolloutReport
+from ptrain.verify import TaskIndex, unverified, verify_run
 
 log = logging.getLogger(__name__)
 ENV_PASSED = ("XDG_CACHE_HOME", "HF_HOME", "OMP_NUM_THREADS", "CONTAINERS_CONF")  # and every PTRAIN_*
@@ -81,6 +82,7 @@ class RolloutWorker:
         self.stack = contextlib.AsyncExitStack()
         self.parts: tuple | None = None
         self.base_weights: dict = {}  # the weights adapter deliveries replace (see weights.py)
+        self.tasks = TaskIndex()  # taskpacks loaded for verification, kept across calls
         self.busy_at_open = 0.0
         self.lock = asyncio.Lock()
 
@@ -120,16 +122,15 @@ class RolloutWorker:
         report = await scheduler.run()
         return {**report_fields(report), "errors": report.errors}
 
-    async def verify(self, episode_ids: list[str], reverified_since: float | None) -> dict[str, Any]:
-        """Verify these episodes unless they got a verdict already (since `reverified_since` with --reverify)."""
-        from ptrain.verify import verify_run
-
+    async def verify(self, rows: list[tuple], reverified_since: float | None) -> dict[str, Any]:
+        """Verify these episodes (ptrain/verify.py's rows) unless they got a verdict already (since
+        `reverified_since` with --reverify): a share re-queued from a dead worker may be partly done."""
         await self.open()
         store, pools = self.parts[0], self.parts[4]
+        rows = unverified(store, reverified_since is not None, reverified_since, rows=rows)
         with self.meter.phase("verify"):
-            report = await verify_run(store, pools, reverify=reverified_since is not None,
-                                      concurrency=self.cfg.verify_concurrency, only=set(episode_ids),
-                                      verified_since=reverified_since)  # fmt: skip
+            report = await verify_run(store, pools, concurrency=self.cfg.verify_concurrency, rows=rows,
+                                      index=self.tasks)  # fmt: skip
         return dataclasses.asdict(report)
 
     async def load_policy(self, payload: dict[str, Any], version: int, adapter_dir: str = "") -> int:
@@ -190,8 +191,7 @@ class Fleet:
 
     def __init__(self, run: Path, cfg: RolloutConfig, workers: int = 0, with_engine: bool = True):
         self.ray = connect(cfg.ray)
-        nodes = [n for n in self.ray.nodes() if n.get("Alive")]
-        count = workers or cfg.workers or len(nodes)
+        count = workers or cfg.workers or len([n for n in self.ray.nodes() if n.get("Alive")])
         remote = self.ray.remote(RolloutWorker).options(
             num_cpus=cfg.worker_cpus, num_gpus=cfg.worker_gpus, scheduling_strategy="SPREAD",
             max_restarts=0, max_concurrency=1000)  # fmt: skip
@@ -357,10 +357,8 @@ async def ray_verify(run: Path, cfg: RolloutConfig, reverify: bool, on_progress:
     """`ptrain verify` over Ray workers: the episodes without a verdict, a few per call."""
     from ptrain.store import Store
 
-    store = Store(run)
     since = time.time() if reverify else None
-    verified = set() if reverify else set(store.latest_verdicts())
-    todo = [e for e in store.summary().column("episode_id").to_pylist() if e not in verified]
+    todo = unverified(Store(run), reverify)
     chunk = max(1, cfg.verify_concurrency * 2)
     batches = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
     totals: Counter = Counter()

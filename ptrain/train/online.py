@@ -82,13 +82,7 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
                            pools).run()  # fmt: skip
     rollout_s = time.monotonic() - started
     oldest = version - trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else version
-    groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
-                               max_policy_version=version))  # fmt: skip
-    selection = select_grpo(groups, trainer.cfg.advantage, oldest)
-    summary = {"round": r + 1, "policy_version": version, "tasks": len(ids), "episodes": selection.episodes,
-               "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
-               "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
-               "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False}  # fmt: skip
+    groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, rollout_s)
     if selection.groups:
         step_started = time.monotonic()
         with engine.paused() if hasattr(engine, "paused") else contextlib.nullcontext():
@@ -98,10 +92,24 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
         summary.update(
             stepped=True, loss=row["loss"], grad_norm=row["grad_norm"], train_s=time.monotonic() - step_started
         )
-    else:
+    return end_round(trainer, summary, groups)
+
+
+def select_round(trainer: Trainer, store: Store, pack, ids: tuple[str, ...], oldest: int, report, rollout_s: float):
+    """The round's stored groups from `oldest` to the trainer's version, GRPO's selection of them, and the
+    round's summary so far; says so when no group has signal (no step this round)."""
+    r, version = trainer.round, trainer.policy_version
+    groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
+                               max_policy_version=version))  # fmt: skip
+    selection = select_grpo(groups, trainer.cfg.advantage, oldest)
+    summary = {"round": r + 1, "policy_version": version, "tasks": len(ids), "episodes": selection.episodes,
+               "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
+               "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
+               "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False}  # fmt: skip
+    if not selection.groups:
         log.warning("round %d: no group has signal (%s); no training step this round", r + 1,
                     ", ".join(f"{n} {why}" for why, n in selection.dropped.items()) or "no groups")  # fmt: skip
-    return end_round(trainer, summary, len(groups))
+    return len(groups), selection, summary
 
 
 def round_tasks(k: int, r: int, order: list[str]) -> tuple[str, ...]:
