@@ -11,6 +11,7 @@ import torch
 from ptrain.engine.base import Engine, Sampling
 from ptrain.engine.hf import HFEngine, PrefixCache, PrefixEntry, common_prefix, kv_peak, prefill_groups
 from ptrain.engine.sampling import top_p_filter
+from ptrain.engine.slots import COLUMN_BLOCK, ROW_BLOCK, SlotKV
 from ptrain.errors import EngineError
 
 GREEDY = Sampling(max_new_tokens=16, temperature=0)
@@ -128,6 +129,39 @@ async def test_continuous_batching_matches_one_at_a_time_greedy_generation(engin
     stats = engine.stats()
     assert stats.peak_batch >= 3 and (stats.requests, stats.running, stats.waiting) == (4, 0, 0)
     assert stats.generated_tokens == 4 * 16 and stats.prompt_tokens == sum(map(len, prompts)) and stats.busy_s > 0
+
+
+async def test_rows_leaving_mid_batch_hand_their_slots_to_others_and_every_row_stays_exact(engine, model, prompts):
+    lengths = [3, 16, 7, 12, 1, 9]  # rows finish at different steps, so later rows move into the freed slots
+    cases = [(prompts[i % len(prompts)], n) for i, n in enumerate(lengths)]
+    first = [asyncio.create_task(engine.generate(p, Sampling(max_new_tokens=n, temperature=0))) for p, n in cases[:4]]
+    await until(lambda: engine.stats().generated_tokens >= 12)  # the 3-token row has left, others run on
+    rest = [asyncio.create_task(engine.generate(p, Sampling(max_new_tokens=n, temperature=0))) for p, n in cases[4:]]
+    done = await asyncio.gather(*first, *rest)
+    assert [list(c.token_ids) for c in done] == [reference(model, p, n) for p, n in cases]
+    assert engine.stats().extra["kv_held_tokens"] == 0  # an idle engine keeps no buffers
+
+
+def test_slots_keep_rows_by_moving_the_last_ones_into_the_holes_and_grow_without_losing_any():
+    slots = SlotKV(layers=2, heads=1, head_dim=2, dtype=torch.float32, device=torch.device("cpu"))
+
+    def kv(value: float, length: int) -> list:  # a right-aligned prefill row: padding, then `length` tokens
+        keys = torch.cat([torch.zeros(1, 1, 2, 2), torch.full((1, 1, length, 2), value)], dim=2)
+        return [(keys, keys + 100)] * 2
+
+    for value, length in ((1.0, 3), (2.0, 5), (3.0, 2), (4.0, 2 * COLUMN_BLOCK)):  # the last one grows the columns
+        slots.add(kv(value, length), 0, length)
+    assert slots.capacity == (ROW_BLOCK, 3 * COLUMN_BLOCK) and slots.width == 2 * COLUMN_BLOCK + 1
+    assert slots.keep([0, 2, 3]) == [0, 3, 2]  # row 1 leaves; the last row takes its slot
+    assert slots.lengths.tolist() == [3, 2 * COLUMN_BLOCK, 2]
+    for row, (value, length) in enumerate(((1.0, 3), (4.0, 2 * COLUMN_BLOCK), (3.0, 2))):
+        keys, values = slots.row(row, length)[1]
+        assert keys.eq(value).all() and values.eq(value + 100).all() and keys.shape == (1, 1, length, 2)
+    assert slots.mask().tolist()[2][:4] == [1, 1, 1, 0]  # row 2 sees its 2 tokens and the new one
+    slots.keep([0, 2])  # the long row leaves: the columns shrink to fit the rest
+    assert slots.capacity == (ROW_BLOCK, COLUMN_BLOCK) and slots.row(1, 2)[0][0].eq(3.0).all()
+    slots.keep([])
+    assert slots.rows == 0 and slots.tokens_held() == 0
 
 
 async def test_logprobs_are_those_of_a_full_forward_pass_at_the_sampling_temperature(engine, model, prompts):

@@ -3,28 +3,28 @@
 In-process because the trainer and the engine then hold the same weights: a policy update is an
 in-place change (a LoRA step) between two decode steps, not a weight transfer.
 
-How it batches. One worker thread owns the running batch: a `DynamicCache` whose rows are
-right-aligned (padded on the left), a 0/1 attention mask and per-row position ids. Between decode
-steps the worker
+How it batches. One worker thread owns the running batch: a `SlotKV` (`ptrain.engine.slots`) that
+keeps each row's keys and values in a preallocated slot, left-aligned, so a decode step writes every
+row's new token in place at the row's own length and a row joins or leaves without the batch's cache
+being copied. Between decode steps the worker
 
-  1. admits waiting requests (below), prefills them together, left-padded, and merges their cache
-     into the batch (both padded on the left to a common width, then concatenated along the batch);
+  1. admits waiting requests (below), prefills them together (left-padded, in a cache of their own)
+     and copies each one's KV into a free slot;
   2. decodes one token for every running row;
-  3. removes finished and cancelled rows (index-selecting the cache) and trims the left columns that
-     are padding in every row left.
+  3. removes finished and cancelled rows: the last running rows move into the slots they free.
 
 So a short request leaves as soon as it is done and a new one joins within one step. torch releases
 the GIL during forward passes, so the asyncio loops that call `generate` keep running; results go
 back to them with `loop.call_soon_threadsafe`.
 
-Admission by KV budget. Right-aligned rows cost rows x width, the width being the longest row's
-cache, padding included. For the running rows plus the candidates the engine computes the worst
-future peak of rows x width if no row stops early (`kv_peak`), and admits a candidate only while that
-peak plus the prefix cache's entries (below) stays within `kv_budget_tokens`; so no mix of long
-episodes can run out of memory. (Merging copies the cache for a moment; the default budget, a quarter
-of free RAM or half of free GPU memory, leaves room for that; so does the prefill, which feeds at most
-`PREFILL_TOKENS` padded tokens a step, not counting those the prefix cache holds.) A request whose own
-prompt + max_new_tokens exceeds the budget can never run and fails at once.
+Admission by KV budget. A batch costs rows x width, the width being the longest row's cache. For the
+running rows plus the candidates the engine computes the worst future peak of rows x width if no row
+stops early (`kv_peak`), and admits a candidate only while that peak plus the prefix cache's entries
+(below) stays within `kv_budget_tokens`; so no mix of long episodes can run out of memory. (The slots
+round rows and columns up to whole blocks, and a prefill holds its own cache for a moment; the
+default budget, a quarter of free RAM or half of free GPU memory, leaves room for that; the prefill
+feeds at most `PREFILL_TOKENS` padded tokens a step, not counting those the prefix cache holds.) A
+request whose own prompt + max_new_tokens exceeds the budget can never run and fails at once.
 
 Order: first come, first served, but a request that does not fit may be overtaken by later ones that
 do; once `max_overtakes` requests have passed it, nothing behind it is admitted until it fits (the
@@ -47,8 +47,8 @@ for the logits) and only the rest of its prompt is prefilled, positions going on
   * Rows are prefilled in groups of similar new-token counts (`prefill_groups`). A group feeds every row
     the same number of tokens, N, the most any row needs; a row that reuses more re-feeds the last few
     of its cached tokens instead of padding (the same compute), so each row is [left pad][reused
-    prefix][fed tokens], contiguous and right-aligned like the rest of the batch, with positions from
-    the mask. Groups are merged into the batch as before.
+    prefix][fed tokens], contiguous and right-aligned in the prefill's cache, with positions from
+    the mask. Each row then takes a slot as above.
   * Requests admitted together that share a start no entry holds yet (a GRPO group, episodes starting
     with one system prompt) do not all prefill it: the first is prefilled in a first round and the rest
     in a second round reusing its KV.
@@ -85,6 +85,7 @@ from transformers.cache_utils import DynamicLayer
 
 from ptrain.engine.base import Completion, EngineStats, Sampling
 from ptrain.engine.sampling import sample
+from ptrain.engine.slots import SlotKV
 from ptrain.errors import ConfigError, EngineError
 
 CPU_MEMORY_SHARE = 0.25  # of MemAvailable, for the default KV budget
@@ -96,7 +97,7 @@ log = logging.getLogger(__name__)
 
 
 def kv_peak(rows: Sequence[tuple[int, int]]) -> int:
-    """The most KV slots (rows x width) a right-aligned batch will hold if no row stops early.
+    """The most KV slots (rows x width) a batch will hold if no row stops early.
 
     Each row is (cached, left): tokens in its cache now, tokens it may still generate. After s steps a
     row still alive (s <= left) holds cached + s; the width is that of the longest live row, so the
@@ -190,15 +191,6 @@ def _deliver(future: asyncio.Future, outcome: Completion | BaseException) -> Non
         future.set_exception(outcome)
     else:
         future.set_result(outcome)
-
-
-def _left_pad(x: torch.Tensor, width: int, dim: int) -> torch.Tensor:
-    missing = width - x.shape[dim]
-    if missing == 0:
-        return x
-    shape = list(x.shape)
-    shape[dim] = missing
-    return torch.cat([x.new_zeros(shape), x], dim=dim)
 
 
 @dataclasses.dataclass(eq=False)
@@ -338,8 +330,10 @@ class HFEngine:
         self._waiting: deque[_Request] = deque()
         self._joining: list[_Request] = []
         self._rows: list[_Request] = []  # the running batch, one per cache row
-        self._cache: DynamicCache | None = None
-        self._mask = self._pos = self._next = torch.empty(0)
+        heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
+        head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        self._slots = SlotKV(config.num_hidden_layers, heads, head_dim, base.dtype, self.device)  # row i: _rows[i]
+        self._next = torch.empty(0, dtype=torch.long)  # each row's last sampled token, fed at the next step
         self._closed, self._failure, self._pausers = False, EngineError("engine closed"), 0
         self._stats = EngineStats()
         self._steps = self._hit_tokens = self._prefill_tokens = 0
@@ -437,7 +431,7 @@ class HFEngine:
     def stats(self) -> EngineStats:
         """Counters since the start; `requests` and `prompt_tokens` count admitted requests (see the module docstring for `extra`)."""
         with self._cond:
-            held = len(self._rows) * (self._mask.shape[1] if self._rows else 0)
+            held = self._slots.tokens_held()
             extra = {
                 "kv_budget_tokens": self.kv_budget_tokens,
                 "kv_held_tokens": held,
@@ -496,7 +490,8 @@ class HFEngine:
                 self._prefix.clear()
             for request in doomed:
                 request.settle(self._closed_error())
-            self._rows, self._joining, self._cache = [], [], None
+            self._rows, self._joining = [], []
+            self._slots.keep([])
 
     def _admit(self) -> list[_Request]:
         """Pop the waiting requests that fit now (caller holds `_cond`); see the module docstring."""
@@ -552,9 +547,10 @@ class HFEngine:
             self._joining = []
         self._retire()
         if self._rows:
-            self._mask = torch.cat([self._mask, self._mask.new_ones((len(self._rows), 1))], dim=1)
-            logits = self._forward(self._next[:, None], self._mask, self._pos[:, None], self._cache)
-            self._pos = self._pos + 1
+            slots = self._slots
+            cache = slots.step_cache()
+            logits = self._forward(self._next[:, None], slots.mask(), slots.lengths[:, None], cache)
+            slots.advance()
             self._next = self._record(self._rows, logits)
             self._steps += 1
             self._retire()
@@ -647,19 +643,12 @@ class HFEngine:
         return requests, cache, mask, tokens
 
     def _merge(self, parts: list[tuple[list[_Request], DynamicCache, torch.Tensor, torch.Tensor]]) -> None:
-        """Append prefilled rows to the batch: every part padded on the left to a common width, then concatenated."""
-        pieces = [(cache, mask, mask.sum(dim=1), tokens) for _, cache, mask, tokens in parts]
-        if self._rows:
-            pieces.insert(0, (self._cache, self._mask, self._pos, self._next))
-        caches, masks, positions, tokens = zip(*pieces, strict=True)
-        width = max(mask.shape[1] for mask in masks)
-        if len(pieces) > 1:
-            for index, layer in enumerate(caches[0].layers):
-                layer.keys = torch.cat([_left_pad(c.layers[index].keys, width, -2) for c in caches])
-                layer.values = torch.cat([_left_pad(c.layers[index].values, width, -2) for c in caches])
-        self._cache = caches[0]
-        self._mask = torch.cat([_left_pad(mask, width, 1) for mask in masks])
-        self._pos, self._next = torch.cat(positions), torch.cat(tokens)
+        """Give each prefilled row a slot: its own KV is copied in, nothing else moves (see `ptrain.engine.slots`)."""
+        for _, cache, mask, _ in parts:
+            kv = [(layer.keys, layer.values) for layer in cache.layers]
+            for row, length in enumerate(mask.sum(dim=1).tolist()):
+                self._slots.add(kv, row, length)
+        self._next = torch.cat([self._next.to(self.device), *(tokens for *_, tokens in parts)])
         with self._cond:
             self._rows = self._rows + [r for requests, *_ in parts for r in requests]
             self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
@@ -685,17 +674,10 @@ class HFEngine:
             return
         gone = [r for r in self._rows if r.finish_reason and not r.cancelled]
         entries = [self._entry(row, r) for row, r in enumerate(self._rows) if row not in keep]
-        if keep:
-            index = torch.tensor(keep, device=self.device)
-            mask = self._mask.index_select(0, index)
-            start = int(mask.any(dim=0).int().argmax())  # the first column some row still uses
-            for layer in self._cache.layers:
-                layer.keys = layer.keys.index_select(0, index)[:, :, start:]
-                layer.values = layer.values.index_select(0, index)[:, :, start:]
-            self._mask, self._pos, self._next = mask[:, start:], self._pos[index], self._next[index]
+        order = self._slots.keep(keep)  # leaving rows' slots taken by rows from the end
+        self._next = self._next[torch.tensor(order, dtype=torch.long, device=self.device)]
         with self._cond:
-            self._rows = [self._rows[row] for row in keep]
-            self._cache = self._cache if keep else None
+            self._rows = [self._rows[row] for row in order]
             limit = self.kv_budget_tokens - kv_peak(self._planned())
             for entry in entries:
                 if entry is not None:
@@ -719,8 +701,4 @@ class HFEngine:
         fed = len(request.token_ids) + len(request.tokens) - 1
         if not self.prefix_cache or request.epoch != self._epoch or fed < self.min_prefix_reuse:
             return None
-        kv = [
-            (layer.keys[row : row + 1, :, -fed:].clone(), layer.values[row : row + 1, :, -fed:].clone())
-            for layer in self._cache.layers
-        ]
-        return PrefixEntry((request.token_ids + request.tokens)[:fed], kv, request.epoch)
+        return PrefixEntry((request.token_ids + request.tokens)[:fed], self._slots.row(row, fed), request.epoch)
