@@ -4,21 +4,29 @@
 Real podman sandboxes, the real SmolLM2-135M in the in-process `hf` engine, terminal-coding bug-fix
 tasks (a Python project with its test suite). Each model turn is the model's own sampled tokens
 (up to --new-tokens, stopping where the model stops), followed by the command an agent runs on such
-a task: the test suite, a grep, a compile check. The untrained 135M model seldom writes a command
-that runs at all, so without this the tools would take no time and there would be nothing to
-overlap; the commands are the tasks' real work in real containers, and every generated token is the
-real model's.
+a task. The untrained 135M model seldom writes a command that runs at all, so without this the tools
+would take no time and there would be nothing to overlap; the commands run in real containers, and
+every generated token is the real model's. Two kinds of tools:
 
-    peak      static-batch `model.generate` of the same prompts at the same batch size, decode
-              only (every row generates --new-tokens; the prefill is measured apart and left out)
+    cpu   the test suite three times, a grep, a compile check: real CPU work, and every container
+          shares one core (pinned) or two (shared) with the others, so 16 test runs at once take
+          16 times as long as one
+    wait  a build or test run on a CPU of its own, as in a deployment where each sandbox has cores
+          of its own: `sleep D` in the container, then the test suite once; D is drawn from a
+          lognormal (--tool-median, --tool-sigma: build and test times have a long tail), the same
+          list of draws for async and lock-step, in call order
+
+    peak      static-batch `model.generate` of the same prompts, decode only (every row generates
+              --new-tokens; the prefill is measured apart and left out), at batch = concurrency and
+              at the mean batch the engine decoded in async
     async     the scheduler: `concurrency` episodes in flight, each alternating model and tools
     lockstep  the synchronous baseline: every episode generates, then every episode runs its tools
 
-Reported for two placements: `pinned` (the engine on core 0 with one thread, the containers on core
-1, as on a real deployment where the accelerator and the tool CPUs are separate) and `shared` (both
-use both cores). Each placement runs in its own process so thread and affinity settings stay clean.
+Placements: `pinned` (the engine on core 0 with one thread, the containers on core 1, as on a real
+deployment where the accelerator and the tool CPUs are separate) and `shared` (both use both cores).
+Each (placement, tools) case runs in its own process so thread and affinity settings stay clean.
 
-Run: .venv/bin/python scripts/bench_rollout.py [--tasks 8] [--samples 2] [--turns 4] [--json out.json]
+Run: .venv/bin/python scripts/bench_rollout.py [--cases pinned:cpu,shared:cpu,pinned:wait] [--json out.json]
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -41,14 +50,20 @@ COMMANDS = (  # each runs the project's test suite a few times (checking for fla
     "cd /workspace/{p} && git diff --stat && python3 -m compileall -q {p} && for i in 1 2 3; do python3 -m pytest -q 2>&1 | tail -1; done",
 )
 
+WAIT_COMMAND = "cd /workspace/{p} && sleep {seconds:.2f} && python3 -m pytest -q -x 2>&1 | tail -1"
+
 
 @dataclass
 class ThoughtThenCommand:
-    """An engine whose turns are the real model's tokens followed by the workload's next command."""
+    """An engine whose turns are the real model's tokens followed by the workload's next command.
+
+    With `waits`, the command is `sleep` for the next of them, then the test suite once (the `wait` tools).
+    """
 
     engine: object
     fmt: object
     new_tokens: int
+    waits: list[float] | None = None
 
     def __getattr__(self, name):
         return getattr(self.engine, name)
@@ -59,7 +74,10 @@ class ThoughtThenCommand:
         prompt = self.fmt.render_text(token_ids)
         turn = prompt.count("<|im_start|>assistant") - 1
         project = re.search(r"/workspace/(\w+)", prompt).group(1)
-        command = COMMANDS[turn % len(COMMANDS)].format(p=project)
+        if self.waits is None:
+            command = COMMANDS[turn % len(COMMANDS)].format(p=project)
+        else:
+            command = WAIT_COMMAND.format(p=project, seconds=self.waits.pop())
         action = self.fmt.encode(f"\n```bash\n{command}\n```") + [self.fmt.end_id]
         budget = min(self.new_tokens, sampling.max_new_tokens - len(action))
         real = await self.engine.generate(token_ids, replace(sampling, max_new_tokens=budget))
@@ -115,9 +133,12 @@ async def one_placement(args) -> dict:
     engine = HFEngine.load(path)
     prompts = [fmt.prompt_ids(DEFAULT_SYSTEM, t.instruction, pack.tools()) for t in tasks for _ in range(args.samples)]
     batch = min(args.concurrency, len(prompts))
-    result = {"placement": args.placement, "concurrency": args.concurrency, "episodes": len(prompts),
-              "turns": args.turns, "new_tokens": args.new_tokens,
+    result = {"placement": args.placement, "tools": args.tools, "concurrency": args.concurrency,
+              "episodes": len(prompts), "turns": args.turns, "new_tokens": args.new_tokens,
               "peak_tokens_per_s": peak_tokens_per_s(engine.module, prompts[:batch], args.new_tokens, fmt.end_id)}  # fmt: skip
+    draws = random.Random(0)
+    waits = [min(draws.lognormvariate(0, args.tool_sigma) * args.tool_median, 8 * args.tool_median)
+             for _ in range(2 * len(prompts) * args.turns)]  # fmt: skip
     limits = SandboxLimits(cpuset="1" if pinned else "", cpus=1.0)
     for mode in ("async", "lockstep"):
         cfg = RolloutConfig(task_ids=tuple(t.id for t in tasks), samples=args.samples, concurrency=args.concurrency,
@@ -125,13 +146,18 @@ async def one_placement(args) -> dict:
                             temperature=1.0, seed=1)  # fmt: skip
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "run", create=True)
-            policy = ThoughtThenCommand(engine, fmt, args.new_tokens)
+            policy = ThoughtThenCommand(engine, fmt, args.new_tokens, list(waits) if args.tools == "wait" else None)
             async with PoolSet(size=args.concurrency, max_active=args.concurrency, limits=limits) as pools:
                 await pools.pool(pack.image)
                 await asyncio.sleep(2)  # let the warm pool fill
-                tokens_before = engine.stats().generated_tokens
+                with engine.paused():  # clears the prefix cache: each mode starts cold
+                    pass
+                before = engine.stats()
                 report = await Rollout(cfg, store, pack, policy, fmt, pools).run()
-            tokens = engine.stats().generated_tokens - tokens_before
+            after = engine.stats()
+            tokens = after.generated_tokens - before.generated_tokens
+            steps = after.extra["decode_steps"] - before.extra["decode_steps"]
+            requests = after.requests - before.requests  # each one's first token comes from its prefill
             tool_s = sum(e.timings["tool_s"] for e in store.episodes())
             gen_s = sum(e.timings["generate_s"] for e in store.episodes())
         summary = report.as_dict()
@@ -143,11 +169,22 @@ async def one_placement(args) -> dict:
             "engine_utilisation": summary["engine_utilisation"],
             "tool_s_per_turn": tool_s / (len(prompts) * args.turns),
             "generate_s_per_turn": gen_s / (len(prompts) * args.turns),
+            "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
+            "engine": {
+                key: after.extra[key] - before.extra[key]
+                for key in ("decode_steps", "prefill_tokens", "prefix_hit_tokens")
+            }
+            | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
             "statuses": summary["statuses"],
         }
+    mean_batch = max(1, round(result["async"]["mean_decode_batch"]))
+    result["async_mean_batch"] = mean_batch
+    result["peak_at_mean_batch"] = peak_tokens_per_s(engine.module, prompts[:mean_batch], args.new_tokens, fmt.end_id)
     await engine.close()
-    result["async_over_lockstep"] = result["async"]["tokens_per_s"] / result["lockstep"]["tokens_per_s"]
+    result["async_over_lockstep"] = result["async"]["episodes_per_min"] / result["lockstep"]["episodes_per_min"]
+    result["async_over_lockstep_tokens"] = result["async"]["tokens_per_s"] / result["lockstep"]["tokens_per_s"]
     result["async_over_peak"] = result["async"]["tokens_per_s"] / result["peak_tokens_per_s"]
+    result["async_over_peak_at_mean_batch"] = result["async"]["tokens_per_s"] / result["peak_at_mean_batch"]
     return result
 
 
@@ -155,32 +192,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--samples", type=int, default=2)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--new-tokens", type=int, default=24)
-    parser.add_argument("--placement", choices=("pinned", "shared", "both"), default="both")
+    parser.add_argument("--tool-median", type=float, default=10.0, help="seconds, for the wait tools")
+    parser.add_argument("--tool-sigma", type=float, default=0.8, help="the lognormal's sigma, for the wait tools")
+    parser.add_argument("--cases", default="pinned:cpu,shared:cpu,pinned:wait", help="placement:tools, ...")
+    parser.add_argument("--placement", choices=("pinned", "shared"), help=argparse.SUPPRESS)  # one case, in a child
+    parser.add_argument("--tools", choices=("cpu", "wait"), default="cpu", help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    if args.placement != "both":
+    if args.placement:
         print(json.dumps(asyncio.run(one_placement(args))))
         return
     results = []
-    for placement in ("pinned", "shared"):
+    for case in args.cases.split(","):
+        placement, tools = case.split(":")
         sizes = ["--tasks", args.tasks, "--samples", args.samples, "--concurrency", args.concurrency,
-                 "--turns", args.turns, "--new-tokens", args.new_tokens]  # fmt: skip
-        argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement]  # the children print
-        out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+                 "--turns", args.turns, "--new-tokens", args.new_tokens, "--tool-median", args.tool_median,
+                 "--tool-sigma", args.tool_sigma]  # fmt: skip
+        argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement, "--tools", tools]
+        out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True).stdout  # the child prints
         results.append(json.loads(out.strip().splitlines()[-1]))
     for r in results:
         a, b = r["async"], r["lockstep"]
-        print(f"\n{r['placement']}: {r['episodes']} episodes x {r['turns']} turns, concurrency {r['concurrency']}, "
-              f"peak {r['peak_tokens_per_s']:.0f} tokens/s")  # fmt: skip
-        print(f"  {'':10} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'gen s/turn':>11} {'tool s/turn':>12}")
+        print(f"\n{r['placement']}, {r['tools']} tools: {r['episodes']} episodes x {r['turns']} turns, "
+              f"concurrency {r['concurrency']}, decode peak {r['peak_tokens_per_s']:.0f} tokens/s at batch "
+              f"{r['concurrency']}, {r['peak_at_mean_batch']:.0f} at async's mean batch {r['async_mean_batch']}")  # fmt: skip
+        print(
+            f"  {'':10} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'batch':>6} {'gen s/turn':>11} {'tool s/turn':>12}"
+        )
         for name, m in (("async", a), ("lockstep", b)):
             busy = m["engine_busy_fraction"] or 0
-            print(f"  {name:10} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.0f} {busy:6.0%} "
-                  f"{m['engine_utilisation']:6.0%} {m['generate_s_per_turn']:11.2f} {m['tool_s_per_turn']:12.2f}")  # fmt: skip
-        print(f"  async/lockstep {r['async_over_lockstep']:.2f}x; async/peak {r['async_over_peak']:.0%}")
+            print(f"  {name:10} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.1f} {busy:6.0%} "
+                  f"{m['engine_utilisation']:6.0%} {m['mean_decode_batch']:6.1f} {m['generate_s_per_turn']:11.2f} "
+                  f"{m['tool_s_per_turn']:12.2f}")  # fmt: skip
+        print(f"  async/lockstep {r['async_over_lockstep']:.2f}x episodes/min, "
+              f"{r['async_over_lockstep_tokens']:.2f}x tokens/s; async/peak {r['async_over_peak']:.0%} "
+              f"(at its mean batch {r['async_over_peak_at_mean_batch']:.0%})")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

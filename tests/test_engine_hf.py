@@ -368,6 +368,16 @@ async def test_prompts_sharing_a_system_prompt_reuse_it_one_after_another_and_wh
     assert [list(c.token_ids) for c in together] == [reference(model, p, 4) for p in prompts[2:]]
 
 
+async def test_a_prompt_is_reusable_as_soon_as_it_is_prefilled_while_its_row_still_runs(engine, model, tokenizer):
+    prompts = [chat(tokenizer, q) for q in QUESTIONS[:2]]
+    first = asyncio.create_task(engine.generate(prompts[0], Sampling(max_new_tokens=24, temperature=0)))
+    await until(lambda: engine.stats().generated_tokens >= 2)  # running, far from done
+    second = await engine.generate(prompts[1], Sampling(max_new_tokens=4, temperature=0))
+    assert not first.done() and engine.stats().extra["prefix_hit_tokens"] == common_prefix(*prompts)
+    assert list(second.token_ids) == reference(model, prompts[1], 4)
+    assert list((await first).token_ids) == reference(model, prompts[0], 24)
+
+
 async def test_a_weight_update_clears_the_prefix_cache_so_new_weights_compute_every_token(model, tokenizer):
     weight = model.model.layers[3].mlp.down_proj.weight
     original = weight.detach().clone()

@@ -37,9 +37,10 @@ ones wrote), as in-flight updates do, and its logprobs are those it was actually
 
 Prefix caching (as vLLM's and SGLang's automatic prefix caching; `prefix_cache=False` turns it off).
 An agent's next turn is its last prompt + completion + a tool result, and a taskpack's episodes share
-one system prompt, so most of a prompt was often run before. When a row leaves the batch (finished or
-cancelled) the engine keeps a copy of its KV for the tokens it fed (prompt + completion but the last
-token, which has no KV yet) as a `PrefixEntry`. Attention is causal, so an entry's first L columns are
+one system prompt, so most of a prompt was often run before. When a row is prefilled the engine keeps
+a copy of its prompt's KV as a `PrefixEntry`, so episodes that arrive while it runs reuse it; when the
+row leaves the batch (finished or cancelled) that entry gives way to one for all the tokens it fed
+(prompt + completion but the last token, which has no KV yet). Attention is causal, so an entry's first L columns are
 valid for any sequence that starts with the same L tokens: on admission a request takes the entry with
 the longest common prefix (if at least `min_prefix_reuse` tokens, and always leaving one token to feed
 for the logits) and only the rest of its prompt is prefilled, positions going on from there.
@@ -644,14 +645,22 @@ class HFEngine:
 
     def _merge(self, parts: list[tuple[list[_Request], DynamicCache, torch.Tensor, torch.Tensor]]) -> None:
         """Give each prefilled row a slot: its own KV is copied in, nothing else moves (see `ptrain.engine.slots`)."""
-        for _, cache, mask, _ in parts:
+        entries = []
+        for requests, cache, mask, _ in parts:
             kv = [(layer.keys, layer.values) for layer in cache.layers]
-            for row, length in enumerate(mask.sum(dim=1).tolist()):
+            for row, (request, length) in enumerate(zip(requests, mask.sum(dim=1).tolist(), strict=True)):
                 self._slots.add(kv, row, length)
+                if self.prefix_cache and length >= self.min_prefix_reuse and request.epoch == self._epoch:
+                    entries.append(
+                        PrefixEntry(request.token_ids, self._slots.row(self._slots.rows - 1, length), self._epoch)
+                    )
         self._next = torch.cat([self._next.to(self.device), *(tokens for *_, tokens in parts)])
         with self._cond:
             self._rows = self._rows + [r for requests, *_ in parts for r in requests]
             self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
+            limit = self.kv_budget_tokens - kv_peak(self._planned())
+            for entry in entries:  # the prompts, for requests that start the same way while these run
+                self._prefix.store(entry, limit)
 
     def _record(self, requests: list[_Request], logits: torch.Tensor) -> torch.Tensor:
         """Sample a token for each request, append it, and mark the requests it finishes."""
