@@ -67,21 +67,22 @@ class SlotKV:
     """The running rows' keys and values, a slot per row (see the module docstring)."""
 
     def __init__(self, layers: int, heads: int, head_dim: int, dtype: torch.dtype, device: torch.device):
-        self.shape, self.dtype, self.device = (heads, head_dim), dtype, device
+        self.device = device
         self.keys = [torch.zeros((0, heads, 0, head_dim), dtype=dtype, device=device) for _ in range(layers)]
         self.values = [k.clone() for k in self.keys]
         self.lengths = torch.zeros(0, dtype=torch.long, device=device)  # tokens cached per row
-        self._arange = self.lengths.clone()
+        self.host_lengths: list[int] = []  # the same on the host, so no step waits for the device to read them
+        self._arange, self._width = self.lengths.clone(), 0
         self._layers = [SlotLayer(self, index) for index in range(layers)]
 
     @property
     def rows(self) -> int:
-        return len(self.lengths)
+        return len(self.host_lengths)
 
     @property
     def width(self) -> int:
         """Columns a decode step attends over: the longest row plus the token it writes."""
-        return int(self.lengths.max()) + 1 if self.rows else 0
+        return self._width
 
     @property
     def capacity(self) -> tuple[int, int]:
@@ -100,8 +101,8 @@ class SlotKV:
         for index, (keys, values) in enumerate(kv):
             self.keys[index][at, :, :length] = keys[row, :, keys.shape[-2] - length :]
             self.values[index][at, :, :length] = values[row, :, values.shape[-2] - length :]
-        self.lengths = torch.cat([self.lengths, self.lengths.new_tensor([length])])
-        self._arange = torch.arange(self.rows, device=self.device)
+        self.host_lengths.append(length)
+        self._sync()
 
     def keep(self, rows: list[int]) -> list[int]:
         """Keep only `rows` (ascending): each leaving row's slot takes a kept row from the end. The new order as old rows."""
@@ -110,13 +111,13 @@ class SlotKV:
         holes = [row for row in range(len(rows)) if row not in kept]
         movers = [row for row in rows if row >= len(rows)]
         for hole, mover in zip(holes, movers, strict=True):
-            length = int(self.lengths[mover])
+            length = self.host_lengths[mover]
             for buffers in (self.keys, self.values):
                 for buffer in buffers:
                     buffer[hole, :, :length] = buffer[mover, :, :length]
             order[hole] = mover
-        self.lengths = self.lengths[torch.tensor(order, dtype=torch.long, device=self.device)]
-        self._arange = torch.arange(self.rows, device=self.device)
+        self.host_lengths = [self.host_lengths[row] for row in order]
+        self._sync()
         have_rows, have_columns = self.capacity
         if not rows or have_rows >= self.rows + 2 * ROW_BLOCK or have_columns >= self.width + 2 * COLUMN_BLOCK:
             self._resize(self.rows, self.width)  # an idle engine holds no buffers at all
@@ -140,7 +141,16 @@ class SlotKV:
         return Cache(layers=self._layers)
 
     def advance(self) -> None:
+        """After a decode step: every row holds one more token."""
         self.lengths = self.lengths + 1
+        self.host_lengths = [length + 1 for length in self.host_lengths]
+        self._width += 1
+
+    def _sync(self) -> None:
+        """The device's lengths (and row indices) and the width, from the host's lengths."""
+        self.lengths = torch.tensor(self.host_lengths, dtype=torch.long, device=self.device)
+        self._arange = torch.arange(self.rows, device=self.device)
+        self._width = max(self.host_lengths) + 1 if self.host_lengths else 0
 
     def _reserve(self, rows: int, columns: int) -> None:
         have_rows, have_columns = self.capacity
