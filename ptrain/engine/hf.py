@@ -151,11 +151,17 @@ def default_kv_budget_bytes(device: torch.device) -> int:
     return int(available * CPU_MEMORY_SHARE)
 
 
-def kv_bytes_per_token(config, dtype: torch.dtype) -> int:
-    """Keys and values of every layer for one token: 2 x layers x kv heads x head dim x dtype size."""
+def kv_shape(config) -> tuple[int, int, int]:
+    """(layers, kv heads, head dim) of a model's KV cache."""
     heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-    return 2 * config.num_hidden_layers * heads * head_dim * dtype.itemsize
+    return config.num_hidden_layers, heads, head_dim
+
+
+def kv_bytes_per_token(config, dtype: torch.dtype) -> int:
+    """Keys and values of every layer for one token: 2 x layers x kv heads x head dim x dtype size."""
+    layers, heads, head_dim = kv_shape(config)
+    return 2 * layers * heads * head_dim * dtype.itemsize
 
 
 @dataclasses.dataclass(eq=False)
@@ -331,10 +337,8 @@ class HFEngine:
         self._waiting: deque[_Request] = deque()
         self._joining: list[_Request] = []
         self._rows: list[_Request] = []  # the running batch, one per cache row
-        heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
-        head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-        self._slots = SlotKV(config.num_hidden_layers, heads, head_dim, base.dtype, self.device)  # row i: _rows[i]
-        self._next = torch.empty(0, dtype=torch.long)  # each row's last sampled token, fed at the next step
+        self._slots = SlotKV(*kv_shape(config), base.dtype, self.device)  # row i holds _rows[i]
+        self._next = torch.empty(0, dtype=torch.long, device=self.device)  # each row's last token, fed next step
         self._closed, self._failure, self._pausers = False, EngineError("engine closed"), 0
         self._stats = EngineStats()
         self._steps = self._hit_tokens = self._prefill_tokens = 0
@@ -650,17 +654,12 @@ class HFEngine:
             kv = [(layer.keys, layer.values) for layer in cache.layers]
             for row, (request, length) in enumerate(zip(requests, mask.sum(dim=1).tolist(), strict=True)):
                 self._slots.add(kv, row, length)
-                if self.prefix_cache and length >= self.min_prefix_reuse and request.epoch == self._epoch:
-                    entries.append(
-                        PrefixEntry(request.token_ids, self._slots.row(self._slots.rows - 1, length), self._epoch)
-                    )
-        self._next = torch.cat([self._next.to(self.device), *(tokens for *_, tokens in parts)])
+                entries.append(self._entry(self._slots.rows - 1, request))  # its prompt: one token sampled, none fed
+        self._next = torch.cat([self._next, *(tokens for *_, tokens in parts)])
         with self._cond:
             self._rows = self._rows + [r for requests, *_ in parts for r in requests]
             self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
-            limit = self.kv_budget_tokens - kv_peak(self._planned())
-            for entry in entries:  # the prompts, for requests that start the same way while these run
-                self._prefix.store(entry, limit)
+            self._store(entries)  # the prompts, for requests that start the same way while these run
 
     def _record(self, requests: list[_Request], logits: torch.Tensor) -> torch.Tensor:
         """Sample a token for each request, append it, and mark the requests it finishes."""
@@ -687,10 +686,7 @@ class HFEngine:
         self._next = self._next[torch.tensor(order, dtype=torch.long, device=self.device)]
         with self._cond:
             self._rows = [self._rows[row] for row in order]
-            limit = self.kv_budget_tokens - kv_peak(self._planned())
-            for entry in entries:
-                if entry is not None:
-                    self._prefix.store(entry, limit)
+            self._store(entries)
         now = time.monotonic()
         for r in gone:
             r.settle(
@@ -705,8 +701,15 @@ class HFEngine:
                 )
             )
 
+    def _store(self, entries: list[PrefixEntry | None]) -> None:
+        """Keep the entries in the prefix cache, within the budget the running rows leave (caller holds `_cond`)."""
+        limit = self.kv_budget_tokens - kv_peak(self._planned())
+        for entry in entries:
+            if entry is not None:
+                self._prefix.store(entry, limit)
+
     def _entry(self, row: int, request: _Request) -> PrefixEntry | None:
-        """A copy of the KV of a row that is leaving: its prompt and completion but the last token (no KV yet)."""
+        """A copy of a row's KV: its prompt and completion but the last token (no KV yet); None if not worth keeping."""
         fed = len(request.token_ids) + len(request.tokens) - 1
         if not self.prefix_cache or request.epoch != self._epoch or fed < self.min_prefix_reuse:
             return None
