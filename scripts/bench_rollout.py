@@ -22,8 +22,9 @@ every generated token is the real model's. Two kinds of tools:
     async     the scheduler: `concurrency` episodes in flight, each alternating model and tools
     lockstep  the synchronous baseline: every episode generates, then every episode runs its tools
 
-Placements: `pinned` (the engine on core 0 with one thread, the containers on core 1, as on a real
-deployment where the accelerator and the tool CPUs are separate) and `shared` (both use both cores).
+Placements: `pinned` (the engine's thread alone on core 0 with one torch thread; the containers,
+podman and the scheduler's event loop on core 1, as on a real deployment where the accelerator and
+the CPUs that serve the tools are separate) and `shared` (both use both cores).
 Each (placement, tools) case runs in its own process so thread and affinity settings stay clean.
 
 Run: .venv/bin/python scripts/bench_rollout.py [--cases pinned:cpu,shared:cpu,pinned:wait] [--json out.json]
@@ -107,6 +108,20 @@ def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: 
         return len(prompts) * (new_tokens - 1) / (timed(new_tokens) - timed(1))
 
 
+def tool_side() -> None:
+    """Move this thread (the event loop; threads it starts inherit it) and the podman service to core 1.
+
+    Only the engine's thread stays on core 0. Everything that serves the tools (the scheduler's loop,
+    podman's client threads, the API service, conmon, the containers) shares core 1, as the CPUs of a
+    deployment do while the accelerator computes."""
+    from ptrain.sandbox import runtime
+
+    os.sched_setaffinity(0, {1})
+    runtime.ensure_service()  # if this starts it, it inherits core 1; if it ran already, move it
+    for pid in subprocess.run(["pgrep", "-f", "podman system service"], capture_output=True, text=True).stdout.split():
+        subprocess.run(["taskset", "-a", "-cp", "1", pid], capture_output=True, check=False)
+
+
 async def one_placement(args) -> dict:
     import torch
     from transformers import AutoTokenizer
@@ -122,10 +137,9 @@ async def one_placement(args) -> dict:
     from ptrain.taskpack import load
 
     pinned = args.placement == "pinned"
-    if pinned:
+    if pinned:  # the engine's thread, started by HFEngine from this one, inherits core 0
         os.sched_setaffinity(0, {0})
         torch.set_num_threads(1)
-    runtime.ensure_service()
     path = resolve_model("smollm2-135m")
     fmt = ChatFormat(AutoTokenizer.from_pretrained(path), "bash")
     pack = load("terminal-coding")
@@ -136,6 +150,10 @@ async def one_placement(args) -> dict:
     result = {"placement": args.placement, "tools": args.tools, "concurrency": args.concurrency,
               "episodes": len(prompts), "turns": args.turns, "new_tokens": args.new_tokens,
               "peak_tokens_per_s": peak_tokens_per_s(engine.module, prompts[:batch], args.new_tokens, fmt.end_id)}  # fmt: skip
+    if pinned:
+        tool_side()
+    else:
+        runtime.ensure_service()
     draws = random.Random(0)
     waits = [min(draws.lognormvariate(0, args.tool_sigma) * args.tool_median, 8 * args.tool_median)
              for _ in range(2 * len(prompts) * args.turns)]  # fmt: skip
@@ -179,6 +197,8 @@ async def one_placement(args) -> dict:
         }
     mean_batch = max(1, round(result["async"]["mean_decode_batch"]))
     result["async_mean_batch"] = mean_batch
+    if pinned:
+        os.sched_setaffinity(0, {0})  # the peak is the engine's: back on its core
     result["peak_at_mean_batch"] = peak_tokens_per_s(engine.module, prompts[:mean_batch], args.new_tokens, fmt.end_id)
     await engine.close()
     result["async_over_lockstep"] = result["async"]["episodes_per_min"] / result["lockstep"]["episodes_per_min"]
@@ -188,16 +208,25 @@ async def one_placement(args) -> dict:
     return result
 
 
+def cases(text: str) -> list[tuple[str, str]]:
+    """`--cases`: comma-separated placement:tools pairs, e.g. `pinned:cpu,shared:wait`."""
+    pairs = [tuple(case.split(":")) for case in text.split(",")]
+    for pair in pairs:
+        if len(pair) != 2 or pair[0] not in ("pinned", "shared") or pair[1] not in ("cpu", "wait"):
+            raise argparse.ArgumentTypeError(f"{':'.join(pair)!r} is not placement:tools (pinned|shared : cpu|wait)")
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tasks", type=int, default=8)
-    parser.add_argument("--samples", type=int, default=2)
+    parser.add_argument("--tasks", type=int, default=11)
+    parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--new-tokens", type=int, default=24)
     parser.add_argument("--tool-median", type=float, default=10.0, help="seconds, for the wait tools")
     parser.add_argument("--tool-sigma", type=float, default=0.8, help="the lognormal's sigma, for the wait tools")
-    parser.add_argument("--cases", default="pinned:cpu,shared:cpu,pinned:wait", help="placement:tools, ...")
+    parser.add_argument("--cases", type=cases, default="pinned:cpu,shared:cpu,pinned:wait", help="placement:tools, ...")
     parser.add_argument("--placement", choices=("pinned", "shared"), help=argparse.SUPPRESS)  # one case, in a child
     parser.add_argument("--tools", choices=("cpu", "wait"), default="cpu", help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path)
@@ -206,8 +235,7 @@ def main() -> None:
         print(json.dumps(asyncio.run(one_placement(args))))
         return
     results = []
-    for case in args.cases.split(","):
-        placement, tools = case.split(":")
+    for placement, tools in args.cases:
         sizes = ["--tasks", args.tasks, "--samples", args.samples, "--concurrency", args.concurrency,
                  "--turns", args.turns, "--new-tokens", args.new_tokens, "--tool-median", args.tool_median,
                  "--tool-sigma", args.tool_sigma]  # fmt: skip
