@@ -40,11 +40,14 @@ def test_a_killed_rollout_run_again_stores_every_episode_exactly_once(tmp_path, 
     first.wait()
     partial = Store(run).done()
     assert 0 < len(partial) < len(TASKS) * SAMPLES, "the first run should be killed part way"
-    runtime.remove_leftovers(podman_url)  # the killed run's containers, as `ptrain doctor --clean` would
+    leftovers = {c.name for c in runtime.leftover_containers(podman_url)}
+    assert leftovers, "the killed run's sandboxes should still be there"
 
     second = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "planned" in second.stdout
+    assert f"removed {len(leftovers)} containers left by a killed run" in second.stdout
+    assert not leftovers & {c.name for c in runtime.client(podman_url).containers.list(all=True)}
     store = Store(run)
     pairs = sorted((e.task_id, e.sample_index) for e in store.episodes())
     assert pairs == sorted((t, i) for t in TASKS for i in range(SAMPLES))

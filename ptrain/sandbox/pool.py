@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from ptrain.errors import SandboxError
 from ptrain.sandbox.container import Sandbox, SandboxLimits, in_thread
 from ptrain.sandbox.images import ImageSpec, build_taskpack
-from ptrain.sandbox.runtime import default_url
+from ptrain.sandbox.runtime import default_url, remove_leftovers
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +186,7 @@ class PoolSet:
         self.slots = asyncio.Semaphore(max_active) if max_active else None
         self.pools: dict[tuple, SandboxPool] = {}
         self.lock = asyncio.Lock()
+        self.removed_leftovers: list[str] = []  # containers of killed ptrain processes, removed on entry
 
     async def pool(self, spec: ImageSpec) -> SandboxPool:
         key = (spec.name, str(spec.context), spec.containerfile, spec.workdir)
@@ -215,6 +216,11 @@ class PoolSet:
         self.pools.clear()
 
     async def __aenter__(self) -> PoolSet:
+        """Remove what killed ptrain processes on this host left behind (nothing else would), then start."""
+        for url in self.urls:
+            self.removed_leftovers += await in_thread(remove_leftovers, url)
+        if self.removed_leftovers:
+            log.warning("removed %d containers left by killed ptrain processes", len(self.removed_leftovers))
         return self
 
     async def __aexit__(self, *exc) -> None:
