@@ -42,16 +42,19 @@ def test_a_killed_rollout_run_again_stores_every_episode_exactly_once(tmp_path, 
     partial = Store(run).done()
     assert 0 < len(partial) < len(TASKS) * SAMPLES, "the first run should be killed part way"
     owner = f"{os.uname().nodename}:{first.pid}"
-    leftovers = {c.name for c in runtime.leftover_containers(podman_url) if c.labels["ptrain.owner"] == owner}
+
+    def owned() -> list:
+        return runtime.client(podman_url).containers.list(all=True, filters={"label": f"ptrain.owner={owner}"})
+
+    leftovers = owned()
     assert leftovers, "the killed run's sandboxes should still be there"
 
     second = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "planned" in second.stdout
-    removed = re.search(r"removed (\d+) containers left by a killed run", second.stdout)
+    removed = re.search(r"removed (\d+) containers left by killed ptrain processes", second.stderr)
     assert removed and int(removed[1]) >= len(leftovers)  # more if the service finished a create after the kill
-    remaining = runtime.client(podman_url).containers.list(all=True, filters={"label": f"ptrain.owner={owner}"})
-    assert not remaining
+    assert not owned()
     store = Store(run)
     pairs = sorted((e.task_id, e.sample_index) for e in store.episodes())
     assert pairs == sorted((t, i) for t in TASKS for i in range(SAMPLES))

@@ -91,8 +91,6 @@ async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
         engine, fmt = build_engine(pack, cfg)
         try:
             async with sandbox_pools(cfg) as pools:
-                if pools.removed_leftovers:
-                    console.print(f"removed {len(pools.removed_leftovers)} containers left by a killed run")
                 scheduler = Rollout(cfg, store, pack, engine, fmt, pools)
                 watcher = asyncio.create_task(_watch(scheduler, metrics, live))
                 try:

@@ -186,7 +186,6 @@ class PoolSet:
         self.slots = asyncio.Semaphore(max_active) if max_active else None
         self.pools: dict[tuple, SandboxPool] = {}
         self.lock = asyncio.Lock()
-        self.removed_leftovers: list[str] = []  # containers of killed ptrain processes, removed on entry
 
     async def pool(self, spec: ImageSpec) -> SandboxPool:
         key = (spec.name, str(spec.context), spec.containerfile, spec.workdir)
@@ -217,10 +216,9 @@ class PoolSet:
 
     async def __aenter__(self) -> PoolSet:
         """Remove what killed ptrain processes on this host left behind (nothing else would), then start."""
-        for url in self.urls:
-            self.removed_leftovers += await in_thread(remove_leftovers, url)
-        if self.removed_leftovers:
-            log.warning("removed %d containers left by killed ptrain processes", len(self.removed_leftovers))
+        removed = [name for url in self.urls for name in await in_thread(remove_leftovers, url)]
+        if removed:
+            log.warning("removed %d containers left by killed ptrain processes", len(removed))
         return self
 
     async def __aexit__(self, *exc) -> None:
