@@ -41,10 +41,10 @@ def test_a_killed_rollout_run_again_stores_every_episode_exactly_once(tmp_path, 
     first.wait()
     partial = Store(run).done()
     assert 0 < len(partial) < len(TASKS) * SAMPLES, "the first run should be killed part way"
-    owner = f"{os.uname().nodename}:{first.pid}"
+    owner = f"{runtime.LABEL}.owner={runtime.owner_label(first.pid)}"
 
     def owned() -> list:
-        return runtime.client(podman_url).containers.list(all=True, filters={"label": f"ptrain.owner={owner}"})
+        return runtime.client(podman_url).containers.list(all=True, filters={"label": owner})
 
     leftovers = owned()
     assert leftovers, "the killed run's sandboxes should still be there"

@@ -137,9 +137,9 @@ def client(url: str) -> podman.PodmanClient:
     return podman.PodmanClient(base_url=ensure_service(url), timeout=120)
 
 
-def owner_label() -> str:
-    """The value of the `ptrain.owner` label: which process made a container."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+def owner_label(pid: int | None = None) -> str:
+    """The value of the `ptrain.owner` label: which process (this one by default) made a container."""
+    return f"{socket.gethostname()}:{pid or os.getpid()}"
 
 
 def pid_alive(pid: int) -> bool:
