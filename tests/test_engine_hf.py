@@ -10,9 +10,9 @@ import torch
 
 from ptrain.engine.base import Engine, Sampling
 from ptrain.engine.hf import HFEngine, PrefixCache, PrefixEntry, common_prefix, kv_peak, prefill_groups
-from ptrain.engine.sampling import top_p_filter
+from ptrain.engine.sampling import draw, top_p_filter
 from ptrain.engine.slots import COLUMN_BLOCK, ROW_BLOCK, SlotKV
-from ptrain.errors import EngineError
+from ptrain.errors import ConfigError, EngineError
 
 GREEDY = Sampling(max_new_tokens=16, temperature=0)
 QUESTIONS = [
@@ -175,6 +175,21 @@ async def test_logprobs_are_those_of_a_full_forward_pass_at_the_sampling_tempera
         assert torch.allclose(torch.tensor(completion.logprobs), expected, atol=1e-4)
 
 
+async def test_a_bfloat16_engine_samples_the_bfloat16_models_tokens_and_an_unknown_dtype_is_refused(
+    model_path, prompts, greedy
+):
+    engine = HFEngine.load(model_path, dtype="bfloat16")
+    try:
+        assert next(engine.module.parameters()).dtype == torch.bfloat16
+        done = await engine.generate(prompts[0], GREEDY)
+        assert len(done.token_ids) == len(done.logprobs) > 0 and all(lp <= 0 for lp in done.logprobs)
+        assert list(done.token_ids[:3]) == greedy[0][:3]  # the same first words as in float32
+    finally:
+        await engine.close()
+    with pytest.raises(ConfigError, match="unknown dtype 'int4'"):
+        HFEngine.load(model_path, dtype="int4")
+
+
 async def test_a_stop_token_ends_with_stop_and_max_new_tokens_with_length(engine, prompts, greedy):
     stop = greedy[0].index(2)  # "... is 4.<|im_end|>"
     stopped, cut = await asyncio.gather(
@@ -317,6 +332,17 @@ def test_the_helpers_find_common_prefixes_and_group_similar_prefills():
     assert common_prefix(list(range(1000)), [*range(777), 0]) == 777
     assert prefill_groups([10, 600, 15, 700, 400]) == [[3, 1, 4], [2, 0]]  # longest first, within 2x
     assert torch.equal(top_p_filter(torch.tensor([0.5, 0.3, 0.2]), 0.7), torch.tensor([0.5, 0.3, 0.0]))
+
+
+def test_draw_samples_in_proportion_never_a_zero_and_repeats_with_its_seed():
+    probs = torch.tensor([0.1, 0.0, 0.6, 0.3, 0.0])
+    generator = torch.Generator().manual_seed(7)
+    counts = torch.bincount(torch.tensor([draw(probs, generator) for _ in range(20_000)]), minlength=5)
+    assert counts[1] == counts[4] == 0
+    assert torch.allclose(counts / 20_000, probs, atol=0.015)  # over 4 sigma at p = 0.6 (and the seed is fixed)
+    first, again = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    assert [draw(probs, first) for _ in range(50)] == [draw(probs, again) for _ in range(50)]
+    assert draw(torch.tensor([0.0, 0.0, 2.0]), None) == 2  # unnormalized weights work too
 
 
 async def test_multi_turn_episodes_reuse_their_past_turns_and_match_the_uncached_engine(model, tokenizer):

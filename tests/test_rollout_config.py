@@ -32,6 +32,7 @@ def test_an_unknown_key_is_an_error_that_lists_the_known_ones(tmp_path):
         ('mode = "fast"', "mode 'fast' is not one of"),
         ('engine = "openai"', "needs base_url"),
         ("concurrency = 0", "concurrency must be at least 1"),
+        ('dtype = "int4"', "dtype 'int4' is not one of"),
         ("samples = [", "cannot read rollout config"),
     ],
 )

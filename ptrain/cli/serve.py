@@ -29,17 +29,18 @@ def serve(
     max_batch: int = typer.Option(None, help="Most sequences generated at once (default: the engine's)."),
     served_name: str = typer.Option(None, help="The model name clients pass (default: the model's)."),
     threads: int = typer.Option(None, help="torch CPU threads (default: torch's, one per core)."),
+    dtype: str = typer.Option("auto", help="The weights' dtype: auto (the checkpoint's), float32, bfloat16, float16."),
     text_only: bool = typer.Option(
         False, "--text-only", help="Answer like an API that returns text only (no token ids), to test text mode."
     ),
 ) -> None:
     """Serve a model over an OpenAI-compatible API (completions with token ids, chat with tools)."""
-    options = {"kv_budget_tokens": kv_budget_tokens, "max_batch": max_batch, "threads": threads}
+    options = {"kv_budget_tokens": kv_budget_tokens, "max_batch": max_batch, "threads": threads, "dtype": dtype}
     asyncio.run(_serve(model, host, port, served_name, {k: v for k, v in options.items() if v}, text_only))
 
 
 async def _serve(
-    model: str, host: str, port: int, served_name: str | None, options: dict[str, int], text_only: bool = False
+    model: str, host: str, port: int, served_name: str | None, options: dict[str, int | str], text_only: bool = False
 ) -> None:
     from transformers import AutoTokenizer
 

@@ -84,7 +84,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
-from ptrain.engine.base import Completion, EngineStats, Sampling
+from ptrain.engine.base import DTYPES, Completion, EngineStats, Sampling
 from ptrain.engine.sampling import sample
 from ptrain.engine.slots import SlotKV
 from ptrain.errors import ConfigError, EngineError
@@ -354,6 +354,8 @@ class HFEngine:
         """Load a checkpoint directory onto `device` (CUDA when there is one) in `dtype` (the checkpoint's)."""
         from transformers import AutoModelForCausalLM
 
+        if isinstance(dtype, str) and dtype not in DTYPES:
+            raise ConfigError(f"unknown dtype {dtype!r}", fix=f"use one of {', '.join(DTYPES)}")
         if isinstance(dtype, str) and dtype != "auto":
             dtype = getattr(torch, dtype)
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from ptrain.engine.base import DTYPES
 from ptrain.errors import ConfigError
 from ptrain.rollout.parse import FORMATS
 
@@ -56,6 +57,7 @@ class RolloutConfig:
     kv_budget_tokens: int = 0  # the hf engine's admission budget; 0: from free memory
     max_batch: int = 64  # the hf engine's most sequences decoded at once
     engine_threads: int = 0  # torch threads for the hf engine; 0: torch's default
+    dtype: str = "auto"  # the hf engine's weights: auto (the checkpoint's), float32, bfloat16 or float16
     flush_every: int = 8  # episodes buffered before the store writes a shard
     flush_interval_s: float = 10.0  # or once the oldest buffered one is this old: what a kill can lose
     sandbox_cpus: float = 1.0
@@ -76,6 +78,8 @@ class RolloutConfig:
             problems.append("the openai engine needs base_url (e.g. http://127.0.0.1:8000/v1)")
         if self.action_format not in (*FORMATS, "auto"):
             problems.append(f"action_format {self.action_format!r} is not one of {(*FORMATS, 'auto')}")
+        if self.dtype not in DTYPES:
+            problems.append(f"dtype {self.dtype!r} is not one of {DTYPES}")
         if self.split not in ("train", "dev", "test"):
             problems.append(f"split {self.split!r} is not one of train, dev, test")
         for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens"):

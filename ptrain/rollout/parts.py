@@ -18,7 +18,12 @@ def build_engine(pack: Taskpack, cfg: RolloutConfig):
     if cfg.engine == "gold":
         return gold_engine(pack, cfg)
     options = (
-        {"max_batch": cfg.max_batch, "kv_budget_tokens": cfg.kv_budget_tokens, "threads": cfg.engine_threads}
+        {
+            "max_batch": cfg.max_batch,
+            "kv_budget_tokens": cfg.kv_budget_tokens,
+            "threads": cfg.engine_threads,
+            "dtype": cfg.dtype,
+        }
         if cfg.engine == "hf"
         else {}
     )
