@@ -142,6 +142,26 @@ async def test_rows_leaving_mid_batch_hand_their_slots_to_others_and_every_row_s
     assert engine.stats().extra["kv_held_tokens"] == 0  # an idle engine keeps no buffers
 
 
+async def test_prompts_arriving_mid_batch_prefill_in_the_rows_decode_pass_and_stay_exact(model, tokenizer):
+    engine = HFEngine(model, seed=0)
+    try:
+        long = chat(tokenizer, "Explain how a compiler turns source code into machine code, step by step.")
+        running = asyncio.create_task(engine.generate(long, Sampling(max_new_tokens=48, temperature=0)))
+        await until(lambda: engine.stats().generated_tokens >= 3)
+        arrivals = [chat(tokenizer, q) for q in ("What is 2+2?", "How do I reverse a list in Python?")]
+        done = [await engine.generate(p, Sampling(max_new_tokens=6, temperature=0)) for p in arrivals]  # one by one
+        assert not running.done(), "each arrival should have joined while the long row ran"
+        done.append(await running)
+        stats = engine.stats().extra
+    finally:
+        await engine.close()
+    assert stats["packed_steps"] >= 2 and stats["prefix_hit_tokens"] > 0  # they reused the shared system prompt
+    for prompt, completion in zip([*arrivals, long], done, strict=True):
+        assert list(completion.token_ids) == reference(model, prompt, len(completion.token_ids))
+        expected = full_forward_logprobs(model, prompt, completion.token_ids, 1.0)
+        assert torch.allclose(torch.tensor(completion.logprobs), expected, atol=1e-4)
+
+
 def test_slots_keep_rows_by_moving_the_last_ones_into_the_holes_and_grow_without_losing_any():
     slots = SlotKV(layers=2, heads=1, head_dim=2, dtype=torch.float32, device=torch.device("cpu"))
 
@@ -295,6 +315,22 @@ async def test_a_failing_forward_pass_fails_every_request_and_the_engine(engine,
             await engine.generate(prompts[0], GREEDY)
     finally:
         hook.remove()
+
+
+async def test_a_failing_packed_pass_fails_the_running_rows_and_the_joining_prompt(engine, model, prompts):
+    def fault(module, args, kwargs):
+        if "ptrain_plan" in kwargs:  # only the pass that packs a prefill with the rows' decode
+            raise RuntimeError("simulated fault in a packed pass")
+
+    running = asyncio.create_task(engine.generate(prompts[2], Sampling(max_new_tokens=64, temperature=0)))
+    await until(lambda: engine.stats().generated_tokens >= 3)
+    hook = model.register_forward_pre_hook(fault, with_kwargs=True)
+    try:
+        outcomes = await asyncio.gather(running, engine.generate(prompts[0], GREEDY), return_exceptions=True)
+    finally:
+        hook.remove()
+    for outcome in outcomes:
+        assert isinstance(outcome, EngineError) and "simulated fault in a packed pass" in str(outcome)
 
 
 async def test_a_weight_update_between_steps_bumps_the_version_of_new_sequences(engine, prompts, greedy):

@@ -13,6 +13,12 @@ being copied. Between decode steps the worker
   2. decodes one token for every running row;
   3. removes finished and cancelled rows: the last running rows move into the slots they free.
 
+When rows are running, steps 1 and 2 are one forward pass (`ptrain.engine.packed`): the rows' next
+tokens and the new prompts' tokens go in as one packed sequence, so a prompt arriving mid-batch costs
+its tokens' compute but not a second pass over the weights (`packed_prefill=False` turns this off;
+only models on sdpa attention pack). Prompts that share a start they would reuse from each other
+still prefill apart, in two rounds (below).
+
 So a short request leaves as soon as it is done and a new one joins within one step. torch releases
 the GIL during forward passes, so the asyncio loops that call `generate` keep running; results go
 back to them with `loop.call_soon_threadsafe`.
@@ -61,8 +67,8 @@ for the logits) and only the rest of its prompt is prefilled, positions going on
     clears the entries and bumps an epoch, and a row prefilled before the last pause is not stored.
 
 `stats().extra` counts `prefix_hit_tokens` (prompt tokens whose KV was reused), `prefill_tokens` (the
-prompt tokens actually fed; the two add up to `prompt_tokens`), `prefix_entries` and
-`prefix_cached_tokens`.
+prompt tokens actually fed; the two add up to `prompt_tokens`), `prefix_entries`,
+`prefix_cached_tokens`, `decode_steps` and `packed_steps` (the decode steps that also prefilled).
 """
 
 from __future__ import annotations
@@ -84,6 +90,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from ptrain.engine import packed
 from ptrain.engine.base import DTYPES, Completion, EngineStats, Sampling
 from ptrain.engine.sampling import sample
 from ptrain.engine.slots import SlotKV
@@ -298,6 +305,7 @@ class HFEngine:
         prefix_cache: bool = True,
         prefix_cache_entries: int = 256,
         min_prefix_reuse: int = 16,
+        packed_prefill: bool = True,
     ):
         base = module.get_base_model() if hasattr(module, "get_base_model") else module
         config = base.config.get_text_config()
@@ -341,8 +349,9 @@ class HFEngine:
         self._next = torch.empty(0, dtype=torch.long, device=self.device)  # each row's last token, fed next step
         self._closed, self._failure, self._pausers = False, EngineError("engine closed"), 0
         self._stats = EngineStats()
-        self._steps = self._hit_tokens = self._prefill_tokens = 0
+        self._steps = self._hit_tokens = self._prefill_tokens = self._packed_steps = 0
         self._prefix = PrefixCache(prefix_cache_entries)
+        self.packed_prefill = packed_prefill and base.config._attn_implementation == packed.BASE
         self._epoch = 0  # bumped by every pause: the weights may have changed
         self._thread = threading.Thread(target=self._work, name="ptrain-hf-engine", daemon=True)
         self._thread.start()
@@ -443,6 +452,7 @@ class HFEngine:
                 "kv_budget_tokens": self.kv_budget_tokens,
                 "kv_held_tokens": held,
                 "decode_steps": self._steps,
+                "packed_steps": self._packed_steps,
                 "prefix_hit_tokens": self._hit_tokens,
                 "prefill_tokens": self._prefill_tokens,
                 "prefix_entries": len(self._prefix.entries),
@@ -549,6 +559,14 @@ class HFEngine:
         return [(len(r.token_ids) + len(r.tokens), r.max_new_tokens - len(r.tokens)) for r in self._rows]
 
     def _step(self) -> None:
+        # the joining stay in self._joining until they are rows, so a failed pass settles them too
+        if self._joining and self._rows and self._packable(self._joining):
+            self._step_packed(self._joining)
+            self._joining = []
+            self._steps += 1
+            self._packed_steps += 1
+            self._retire()
+            return
         if self._joining:
             self._prefill(self._joining)
             self._joining = []
@@ -597,6 +615,61 @@ class HFEngine:
                 request.prefix, request.reuse = PrefixEntry(leader.token_ids, kv, self._epoch), shared
             parts += self._prefill_groups([request for request, _, _ in later])
         self._merge(parts)
+
+    def _packable(self, joining: list[_Request]) -> bool:
+        """Whether the joining prompts go into the rows' decode pass (`ptrain.engine.packed`): not when
+        one would reuse another's prompt (they prefill in two rounds) or they feed more than a prefill may."""
+        if not self.packed_prefill or sum(len(r.token_ids) - r.reuse for r in joining) > PREFILL_TOKENS:
+            return False
+        return all(self._leader(r, joining[:i])[0] is None for i, r in enumerate(joining))
+
+    def _step_packed(self, joining: list[_Request]) -> None:
+        """One pass: a token for every running row and the joining prompts' prefill; then they join."""
+        now = time.monotonic()
+        slots = self._slots
+        slots.step_cache()  # a column for every row's new token
+        ids, pos, prompts = [self._next], [slots.lengths], []
+        start = slots.rows
+        for request in joining:
+            request.admitted_at, request.policy_version, request.epoch = now, self.policy_version, self._epoch
+            if request.prefix is not None and request.prefix.epoch != self._epoch:  # a pause since admission
+                request.prefix, request.reuse = None, 0
+            fed = request.token_ids[request.reuse :]
+            reused = request.prefix.kv if request.reuse else None
+            prompts.append(packed.Prompt(start, start + len(fed), reused, request.reuse))
+            ids.append(torch.tensor(fed, device=self.device))
+            pos.append(torch.arange(request.reuse, len(request.token_ids), device=self.device))
+            start += len(fed)
+        plan = packed.Plan(slots, prompts)
+        keep = torch.tensor([*range(slots.rows), *(p.end - 1 for p in prompts)], device=self.device)
+        with packed.packed_pass(self._config):
+            out = self.module(
+                input_ids=torch.cat(ids)[None],
+                attention_mask=torch.ones(
+                    (1, 1, 1, 1), dtype=torch.bool, device=self.device
+                ),  # unused; skips mask building
+                position_ids=torch.cat(pos)[None],
+                use_cache=True,
+                logits_to_keep=keep,
+                ptrain_plan=plan,
+                **{self._cache_arg: packed.packed_cache(plan, len(slots.keys))},
+            )
+        logits = out.logits[0].float()
+        slots.advance()
+        self._next = self._record(self._rows, logits[: plan.rows])
+        first = self._record(joining, logits[plan.rows :])
+        entries = []
+        for request, prompt in zip(joining, prompts, strict=True):
+            request.prefix = None
+            slots.add(prompt.kv, 0, len(request.token_ids))
+            entries.append(self._entry(slots.rows - 1, request))
+        self._next = torch.cat([self._next, first])
+        with self._cond:
+            self._hit_tokens += sum(r.reuse for r in joining)
+            self._prefill_tokens += sum(len(r.token_ids) - r.reuse for r in joining)
+            self._rows = self._rows + joining
+            self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
+            self._store(entries)
 
     def _leader(self, request: _Request, first: list[_Request]) -> tuple[_Request | None, int]:
         """The request in `first` whose prompt would give `request` at least `min_prefix_reuse` more tokens."""
