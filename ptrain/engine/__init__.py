@@ -2,6 +2,9 @@
 
 base.py    the Engine contract: Sampling in, Completion (token ids, logprobs, policy version) out
 hf.py      in-process transformers with continuous batching and KV-budget admission
+slots.py   the running batch's KV, a preallocated slot per row
+packed.py  a joining prompt's prefill in the same forward pass as the rows' decode
+sampling.py  the next token from logits (temperature, top-p), one generator per row
 openai.py  any OpenAI-compatible completions server (vLLM, SGLang, `ptrain serve`)
 serve.py   `ptrain serve`: an engine as an OpenAI-compatible HTTP server
 chat_api.py  OpenAI chat messages to and from the chat format, for serve.py

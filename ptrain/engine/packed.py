@@ -28,12 +28,12 @@ import dataclasses
 from collections.abc import Iterator
 
 import torch
-from transformers.cache_utils import Cache, CacheLayerMixin
+from transformers.cache_utils import Cache
 from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.masking_utils import ALL_MASK_ATTENTION_FUNCTIONS, sdpa_mask
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
-from ptrain.engine.slots import SlotKV
+from ptrain.engine.slots import SlotKV, ViewLayer
 
 PACKED = "ptrain_packed"
 BASE = "sdpa"  # what packed_attention stands in for; the engine packs only models that use it
@@ -66,24 +66,18 @@ class Plan:
         self.row_mask = (slots.mask() > 0)[:, None, None, :]  # [rows, 1, 1, width]
 
 
-class PackedLayer(CacheLayerMixin):
+class PackedLayer(ViewLayer):
     """One layer's cache for the packed pass: the rows' new keys and values go into their slots, each
     prompt's are kept (after its reused prefix) for its attention and, afterwards, its slot."""
 
-    is_sliding = False
-
     def __init__(self, plan: Plan, index: int):
-        super().__init__()
-        self.plan, self.index, self.is_initialized = plan, index, True
-
-    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
-        pass
+        super().__init__(index)
+        self.plan = plan
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        plan, slots, n = self.plan, self.plan.slots, self.plan.rows
+        plan, n = self.plan, self.plan.rows
         if n:
-            slots.keys[self.index][slots._arange, :, slots.lengths] = key_states[0, :, :n].transpose(0, 1)
-            slots.values[self.index][slots._arange, :, slots.lengths] = value_states[0, :, :n].transpose(0, 1)
+            plan.slots.write(self.index, key_states[0, :, :n].transpose(0, 1), value_states[0, :, :n].transpose(0, 1))
         for prompt in plan.prompts:
             keys, values = key_states[:, :, prompt.start : prompt.end], value_states[:, :, prompt.start : prompt.end]
             if prompt.reuse:
@@ -98,9 +92,6 @@ class PackedLayer(CacheLayerMixin):
 
     def get_seq_length(self) -> int:
         return 0
-
-    def get_max_length(self) -> int:
-        return -1
 
 
 def packed_attention(module, query, key, value, attention_mask, dropout=0.0, scaling=None, ptrain_plan=None, **kwargs):

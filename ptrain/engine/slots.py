@@ -32,25 +32,35 @@ ROW_BLOCK = 8  # the buffers' rows grow and shrink in steps of this many
 COLUMN_BLOCK = 256  # and their columns in steps of this many tokens
 
 
-class SlotLayer(CacheLayerMixin):
-    """One layer's view of the slots for one decode step: writes each row's new key and value at its length."""
+class ViewLayer(CacheLayerMixin):
+    """A cache layer over buffers the engine owns for one forward pass: it allocates nothing itself."""
 
     is_sliding = False
 
-    def __init__(self, slots: SlotKV, index: int):
+    def __init__(self, index: int):
         super().__init__()
-        self.slots, self.index, self.is_initialized = slots, index, True
+        self.index, self.is_initialized = index, True
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         pass
+
+    def get_max_length(self) -> int:
+        return -1
+
+
+class SlotLayer(ViewLayer):
+    """One layer's view of the slots for one decode step: writes each row's new key and value at its length."""
+
+    def __init__(self, slots: SlotKV, index: int):
+        super().__init__(index)
+        self.slots = slots
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
         slots = self.slots
         if key_states.shape[-2] != 1:
             raise ValueError(f"slot layers take one token per row a step, got {key_states.shape[-2]}")
-        rows, keys, values = slots._arange, slots.keys[self.index], slots.values[self.index]
-        keys[rows, :, slots.lengths] = key_states[:, :, 0]
-        values[rows, :, slots.lengths] = value_states[:, :, 0]
+        slots.write(self.index, key_states[:, :, 0], value_states[:, :, 0])
+        keys, values = slots.keys[self.index], slots.values[self.index]
         return keys[: slots.rows, :, : slots.width], values[: slots.rows, :, : slots.width]
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
@@ -58,9 +68,6 @@ class SlotLayer(CacheLayerMixin):
 
     def get_seq_length(self) -> int:
         return self.slots.width - 1
-
-    def get_max_length(self) -> int:
-        return -1
 
 
 class SlotKV:
@@ -129,6 +136,11 @@ class SlotKV:
             (k[row : row + 1, :, :length].clone(), v[row : row + 1, :, :length].clone())
             for k, v in zip(self.keys, self.values, strict=True)
         ]
+
+    def write(self, layer: int, keys: torch.Tensor, values: torch.Tensor) -> None:
+        """One layer's key and value of each row's new token ([rows, heads, dim]), at the row's length."""
+        self.keys[layer][self._arange, :, self.lengths] = keys
+        self.values[layer][self._arange, :, self.lengths] = values
 
     def mask(self) -> torch.Tensor:
         """The 2D attention mask for a decode step: row i sees columns 0..lengths[i] (its cache and the new token)."""
