@@ -594,9 +594,7 @@ class HFEngine:
         first: list[_Request] = []
         later: list[tuple[_Request, _Request, int]] = []  # a request, the one before it that it starts like, how much
         for request in requests:
-            request.admitted_at, request.policy_version, request.epoch = now, self.policy_version, self._epoch
-            if request.prefix is not None and request.prefix.epoch != self._epoch:  # a pause since admission
-                request.prefix, request.reuse = None, 0
+            self._start(request, now)
             leader, shared = self._leader(request, first)
             if leader is not None:
                 later.append((request, leader, shared))
@@ -616,6 +614,12 @@ class HFEngine:
             parts += self._prefill_groups([request for request, _, _ in later])
         self._merge(parts)
 
+    def _start(self, request: _Request, now: float) -> None:
+        """Stamp a request as admitted now, under the current weights; drop a prefix a pause has made stale."""
+        request.admitted_at, request.policy_version, request.epoch = now, self.policy_version, self._epoch
+        if request.prefix is not None and request.prefix.epoch != self._epoch:  # a pause since admission
+            request.prefix, request.reuse = None, 0
+
     def _packable(self, joining: list[_Request]) -> bool:
         """Whether the joining prompts go into the rows' decode pass (`ptrain.engine.packed`): not when
         one would reuse another's prompt (they prefill in two rounds) or they feed more than a prefill may."""
@@ -631,9 +635,7 @@ class HFEngine:
         ids, pos, prompts = [self._next], [slots.lengths], []
         start = slots.rows
         for request in joining:
-            request.admitted_at, request.policy_version, request.epoch = now, self.policy_version, self._epoch
-            if request.prefix is not None and request.prefix.epoch != self._epoch:  # a pause since admission
-                request.prefix, request.reuse = None, 0
+            self._start(request, now)
             fed = request.token_ids[request.reuse :]
             reused = request.prefix.kv if request.reuse else None
             prompts.append(packed.Prompt(start, start + len(fed), reused, request.reuse))
@@ -642,12 +644,11 @@ class HFEngine:
             start += len(fed)
         plan = packed.Plan(slots, prompts)
         keep = torch.tensor([*range(slots.rows), *(p.end - 1 for p in prompts)], device=self.device)
+        unused = torch.ones((1, 1, 1, 1), dtype=torch.bool, device=self.device)  # a 4D mask: none is built
         with packed.packed_pass(self._config):
             out = self.module(
                 input_ids=torch.cat(ids)[None],
-                attention_mask=torch.ones(
-                    (1, 1, 1, 1), dtype=torch.bool, device=self.device
-                ),  # unused; skips mask building
+                attention_mask=unused,
                 position_ids=torch.cat(pos)[None],
                 use_cache=True,
                 logits_to_keep=keep,
@@ -663,13 +664,10 @@ class HFEngine:
             request.prefix = None
             slots.add(prompt.kv, 0, len(request.token_ids))
             entries.append(self._entry(slots.rows - 1, request))
-        self._next = torch.cat([self._next, first])
         with self._cond:
             self._hit_tokens += sum(r.reuse for r in joining)
             self._prefill_tokens += sum(len(r.token_ids) - r.reuse for r in joining)
-            self._rows = self._rows + joining
-            self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
-            self._store(entries)
+        self._join(joining, [first], entries)
 
     def _leader(self, request: _Request, first: list[_Request]) -> tuple[_Request | None, int]:
         """The request in `first` whose prompt would give `request` at least `min_prefix_reuse` more tokens."""
@@ -730,9 +728,13 @@ class HFEngine:
             for row, (request, length) in enumerate(zip(requests, mask.sum(dim=1).tolist(), strict=True)):
                 self._slots.add(kv, row, length)
                 entries.append(self._entry(self._slots.rows - 1, request))  # its prompt: one token sampled, none fed
-        self._next = torch.cat([self._next, *(tokens for *_, tokens in parts)])
+        self._join([r for requests, *_ in parts for r in requests], [tokens for *_, tokens in parts], entries)
+
+    def _join(self, requests: list[_Request], first: list[torch.Tensor], entries: list[PrefixEntry | None]) -> None:
+        """The prefilled requests (in slot order, their first tokens in `first`) become running rows."""
+        self._next = torch.cat([self._next, *first])
         with self._cond:
-            self._rows = self._rows + [r for requests, *_ in parts for r in requests]
+            self._rows = self._rows + requests
             self._stats.peak_batch = max(self._stats.peak_batch, len(self._rows))
             self._store(entries)  # the prompts, for requests that start the same way while these run
 

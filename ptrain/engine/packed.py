@@ -47,9 +47,8 @@ class Prompt:
     end: int
     reused: list[tuple[torch.Tensor, torch.Tensor]] | None  # a prefix entry's KV, [1, kv heads, >= reuse, dim]
     reuse: int
-    kv: list[tuple[torch.Tensor, torch.Tensor]] = dataclasses.field(
-        default_factory=list
-    )  # [1, kv heads, reuse + new, dim]
+    # filled by the pass, per layer: [1, kv heads, reuse + new, dim]
+    kv: list[tuple[torch.Tensor, torch.Tensor]] = dataclasses.field(default_factory=list)
 
     def mask(self, device: torch.device) -> torch.Tensor:
         """Causal over the reused prefix and the new tokens: [1, 1, new, reuse + new] booleans."""
@@ -64,6 +63,7 @@ class Plan:
     def __init__(self, slots: SlotKV, prompts: list[Prompt]):
         self.slots, self.rows, self.prompts = slots, slots.rows, prompts
         self.row_mask = (slots.mask() > 0)[:, None, None, :]  # [rows, 1, 1, width]
+        self.prompt_masks = [prompt.mask(slots.device) for prompt in prompts]  # once, not once a layer
 
 
 class PackedLayer(ViewLayer):
@@ -105,13 +105,11 @@ def packed_attention(module, query, key, value, attention_mask, dropout=0.0, sca
         keys, values = slots.keys[layer][:n, :, : slots.width], slots.values[layer][:n, :, : slots.width]
         rows = query[0, :, :n].transpose(0, 1)[:, :, None]  # [rows, heads, 1, dim]
         out[:n] = sdpa_attention_forward(module, rows, keys, values, plan.row_mask, scaling=scaling)[0][:, 0]
-    for prompt in plan.prompts:
+    for prompt, mask in zip(plan.prompts, plan.prompt_masks, strict=True):
         keys, values = prompt.kv[layer]
         tokens = query[:, :, prompt.start : prompt.end]
-        mask = prompt.mask(query.device)
-        out[prompt.start : prompt.end] = sdpa_attention_forward(module, tokens, keys, values, mask, scaling=scaling)[0][
-            0
-        ]
+        attended, _ = sdpa_attention_forward(module, tokens, keys, values, mask, scaling=scaling)
+        out[prompt.start : prompt.end] = attended[0]
     return out[None], None
 
 

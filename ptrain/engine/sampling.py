@@ -40,7 +40,7 @@ def draw(probs: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor
 
     Inverse CDF: one uniform from `generator`, then a binary search of the running sum, in float64.
     `torch.multinomial` draws one exponential per vocabulary entry instead (a 49k-token vocabulary:
-    about 1.3 ms a row on a CPU core, 10% of a batch-16 decode step; this takes 0.1 ms). A token of
+    about 1.3 ms a row on a CPU core, 10% of a batch-16 decode step; this takes 0.07 ms). A token of
     probability 0 is never drawn: its running sum equals the one before it, and should `u * total`
     round up to the total, the last token of nonzero probability (where the sum first reaches the
     total) is taken instead of one past the end.
