@@ -11,16 +11,23 @@ every generated token is the real model's. Two kinds of tools:
     cpu   the test suite three times, a grep, a compile check: real CPU work, and every container
           shares one core (pinned) or two (shared) with the others, so 16 test runs at once take
           16 times as long as one
-    wait  a build or test run on a CPU of its own, as in a deployment where each sandbox has cores
-          of its own: `sleep D` in the container, then the test suite once; D is drawn from a
-          lognormal (--tool-median, --tool-sigma: build and test times have a long tail), the same
-          list of draws for async and lock-step, in call order
+    wait  a build or test run on CPUs of its own, as in a deployment where each sandbox has cores
+          of its own (this machine has one for all of them): `sleep D` in the container, then a
+          `git diff --stat`; D is drawn from a lognormal (--tool-median, --tool-sigma: build and test
+          times have a long tail), the same list of draws for every mode, in call order
 
-    peak      static-batch `model.generate` of the same prompts, decode only (every row generates
-              --new-tokens; the prefill is measured apart and left out), at batch = concurrency and
-              at the mean batch the engine decoded in async
-    async     the scheduler: `concurrency` episodes in flight, each alternating model and tools
-    lockstep  the synchronous baseline: every episode generates, then every episode runs its tools
+The engine decodes at most --concurrency rows at once (its batch: the accelerator's memory), in
+every mode; the modes differ in how they keep it fed:
+
+    peak           static-batch `model.generate` of the same prompts, decode only (every row generates
+                   --new-tokens; the prefill is measured apart and left out), at batch = concurrency
+                   and at the mean batch the engine decoded in async
+    async          the scheduler with --in-flight episodes (3x the batch by default), each in its own
+                   sandbox, alternating model and tools: while some run tools the rest fill the batch
+    lockstep       the synchronous baseline: waves of `concurrency` episodes, in which every episode
+                   generates (one batch), then every episode runs its tools
+    lockstep_wide  lock-step with as many sandboxes as async (waves of --in-flight; the engine takes
+                   them a batch at a time), so that sandboxes alone do not explain the difference
 
 Placements: `pinned` (the engine's thread alone on core 0 with one torch thread; the containers,
 podman and the scheduler's event loop on core 1, as on a real deployment where the accelerator and
@@ -51,14 +58,14 @@ COMMANDS = (  # each runs the project's test suite a few times (checking for fla
     "cd /workspace/{p} && git diff --stat && python3 -m compileall -q {p} && for i in 1 2 3; do python3 -m pytest -q 2>&1 | tail -1; done",
 )
 
-WAIT_COMMAND = "cd /workspace/{p} && sleep {seconds:.2f} && python3 -m pytest -q -x 2>&1 | tail -1"
+WAIT_COMMAND = "cd /workspace/{p} && sleep {seconds:.2f} && git diff --stat"
 
 
 @dataclass
 class ThoughtThenCommand:
     """An engine whose turns are the real model's tokens followed by the workload's next command.
 
-    With `waits`, the command is `sleep` for the next of them, then the test suite once (the `wait` tools).
+    With `waits`, the command is `sleep` for the next of them, then `git diff --stat` (the `wait` tools).
     """
 
     engine: object
@@ -143,8 +150,9 @@ async def one_placement(args) -> dict:
     path = resolve_model("smollm2-135m")
     fmt = ChatFormat(AutoTokenizer.from_pretrained(path), "bash")
     pack = load("terminal-coding")
-    tasks = [t for t in pack.tasks("train") if t.id.startswith("mutants/")][::97][: args.tasks]
-    engine = HFEngine.load(path, dtype=args.dtype)
+    mutants = [t for t in pack.tasks("train") if t.id.startswith("mutants/")]
+    tasks = mutants[:: max(1, len(mutants) // args.tasks)][: args.tasks]  # spread over the split's projects
+    engine = HFEngine.load(path, dtype=args.dtype, max_batch=args.concurrency)
     prompts = [fmt.prompt_ids(DEFAULT_SYSTEM, t.instruction, pack.tools()) for t in tasks for _ in range(args.samples)]
     batch = min(args.concurrency, len(prompts))
     result = {"placement": args.placement, "tools": args.tools, "concurrency": args.concurrency, "dtype": args.dtype,
@@ -158,14 +166,18 @@ async def one_placement(args) -> dict:
     waits = [min(draws.lognormvariate(0, args.tool_sigma) * args.tool_median, 8 * args.tool_median)
              for _ in range(2 * len(prompts) * args.turns)]  # fmt: skip
     limits = SandboxLimits(cpuset="1" if pinned else "", cpus=1.0)
-    for mode in ("async", "lockstep"):
-        cfg = RolloutConfig(task_ids=tuple(t.id for t in tasks), samples=args.samples, concurrency=args.concurrency,
+    in_flight = args.in_flight or 3 * args.concurrency
+    runs = [("async", "async", in_flight), ("lockstep", "lockstep", args.concurrency)]
+    if in_flight != args.concurrency:
+        runs.append(("lockstep_wide", "lockstep", in_flight))
+    for name, mode, sandboxes in runs:
+        cfg = RolloutConfig(task_ids=tuple(t.id for t in tasks), samples=args.samples, concurrency=sandboxes,
                             mode=mode, verify=False, max_turns=args.turns, max_new_tokens=args.new_tokens + 64,
                             temperature=1.0, seed=1)  # fmt: skip
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "run", create=True)
             policy = ThoughtThenCommand(engine, fmt, args.new_tokens, list(waits) if args.tools == "wait" else None)
-            async with PoolSet(size=args.concurrency, max_active=args.concurrency, limits=limits) as pools:
+            async with PoolSet(size=sandboxes, max_active=sandboxes, limits=limits) as pools:
                 await pools.pool(pack.image)
                 await asyncio.sleep(2)  # let the warm pool fill
                 with engine.paused():  # clears the prefix cache: each mode starts cold
@@ -179,7 +191,8 @@ async def one_placement(args) -> dict:
             tool_s = sum(e.timings["tool_s"] for e in store.episodes())
             gen_s = sum(e.timings["generate_s"] for e in store.episodes())
         summary = report.as_dict()
-        result[mode] = {
+        result[name] = {
+            "sandboxes": sandboxes,
             "wall_s": summary["wall_s"],
             "episodes_per_min": summary["episodes_per_min"],
             "tokens_per_s": tokens / summary["wall_s"],
@@ -203,6 +216,10 @@ async def one_placement(args) -> dict:
     await engine.close()
     result["async_over_lockstep"] = result["async"]["episodes_per_min"] / result["lockstep"]["episodes_per_min"]
     result["async_over_lockstep_tokens"] = result["async"]["tokens_per_s"] / result["lockstep"]["tokens_per_s"]
+    if "lockstep_wide" in result:
+        result["async_over_lockstep_wide"] = (
+            result["async"]["episodes_per_min"] / result["lockstep_wide"]["episodes_per_min"]
+        )
     result["async_over_peak"] = result["async"]["tokens_per_s"] / result["peak_tokens_per_s"]
     result["async_over_peak_at_mean_batch"] = result["async"]["tokens_per_s"] / result["peak_at_mean_batch"]
     return result
@@ -229,9 +246,11 @@ def cases(text: str) -> list[tuple[str, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tasks", type=int, default=11)
+    parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--in-flight", type=int, default=0,
+                        help="episodes async keeps in flight, each in its own sandbox (default: 3x concurrency)")  # fmt: skip
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--new-tokens", type=int, default=24)
     parser.add_argument("--tool-median", type=float, default=4.0,
@@ -250,26 +269,29 @@ def main() -> None:
     results = []
     for placement, tools in args.cases:
         sizes = ["--tasks", args.tasks, "--samples", args.samples, "--concurrency", args.concurrency,
-                 "--turns", args.turns, "--new-tokens", args.new_tokens, "--tool-median", args.tool_median,
+                 "--in-flight", args.in_flight, "--turns", args.turns, "--new-tokens", args.new_tokens, "--tool-median", args.tool_median,
                  "--tool-sigma", args.tool_sigma, "--dtype", args.dtype]  # fmt: skip
         argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement, "--tools", tools]
         out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True).stdout  # the child prints
         results.append(json.loads(out.strip().splitlines()[-1]))
     for r in results:
-        a, b = r["async"], r["lockstep"]
         print(f"\n{r['placement']}, {r['tools']} tools: {r['episodes']} episodes x {r['turns']} turns, "
               f"concurrency {r['concurrency']}, {r['dtype']}, decode peak {r['peak_tokens_per_s']:.0f} tokens/s at batch "
               f"{r['concurrency']}, {r['peak_at_mean_batch']:.0f} at async's mean batch {r['async_mean_batch']}")  # fmt: skip
         print(
-            f"  {'':10} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'batch':>6} {'gen s/turn':>11} {'tool s/turn':>12}"
+            f"  {'':13} {'sandboxes':>9} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'batch':>6} {'gen s/turn':>11} {'tool s/turn':>12}"
         )
-        for name, m in (("async", a), ("lockstep", b)):
+        for name in ("async", "lockstep", "lockstep_wide"):
+            if name not in r:
+                continue
+            m = r[name]
             busy = m["engine_busy_fraction"] or 0
-            print(f"  {name:10} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.1f} {busy:6.0%} "
+            print(f"  {name:13} {m['sandboxes']:9} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.1f} {busy:6.0%} "
                   f"{m['engine_utilisation']:6.0%} {m['mean_decode_batch']:6.1f} {m['generate_s_per_turn']:11.2f} "
                   f"{m['tool_s_per_turn']:12.2f}")  # fmt: skip
         print(f"  async/lockstep {r['async_over_lockstep']:.2f}x episodes/min, "
-              f"{r['async_over_lockstep_tokens']:.2f}x tokens/s; async/peak {r['async_over_peak']:.0%} "
+              f"{r['async_over_lockstep_tokens']:.2f}x tokens/s; async/lockstep with as many sandboxes "
+              f"{r.get('async_over_lockstep_wide', r['async_over_lockstep']):.2f}x; async/peak {r['async_over_peak']:.0%} "
               f"(at its mean batch {r['async_over_peak_at_mean_batch']:.0%})")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -32,6 +32,7 @@ def test_an_unknown_key_is_an_error_that_lists_the_known_ones(tmp_path):
         ('mode = "fast"', "mode 'fast' is not one of"),
         ('engine = "openai"', "needs base_url"),
         ("concurrency = 0", "concurrency must be at least 1"),
+        ("max_batch = 0", "max_batch must be at least 1"),
         ('dtype = "int4"', "dtype 'int4' is not one of"),
         ("samples = [", "cannot read rollout config"),
     ],
@@ -41,6 +42,26 @@ def test_bad_values_are_named(tmp_path, text, match):
     path.write_text(text + "\n")
     with pytest.raises(ConfigError, match=match):
         load_config(path)
+
+
+def test_the_command_passes_its_flags_into_the_config(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ptrain.cli import app
+    from ptrain.cli import rollout as rollout_cli
+    from ptrain.rollout.scheduler import RolloutReport
+
+    seen = []
+
+    async def run_rollout(run, cfg, live=True):
+        seen.append(cfg)
+        return RolloutReport()
+
+    monkeypatch.setattr(rollout_cli, "run_rollout", run_rollout)
+    argv = ["rollout", str(tmp_path / "run"), "--concurrency", "48", "--max-batch", "16", "--dtype", "bfloat16"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert (seen[0].concurrency, seen[0].max_batch, seen[0].dtype) == (48, 16, "bfloat16")
 
 
 def test_the_defaults_are_a_valid_config():

@@ -44,7 +44,10 @@ def rollout(
         None, help="hf (in process), openai (a server) or gold (replay gold solutions)  [default: hf]"
     ),
     base_url: str = typer.Option(None, "--base-url", help="The openai engine's server, e.g. http://host:8000/v1"),
-    concurrency: int = typer.Option(None, help="Episodes in flight  [default: 8]"),
+    concurrency: int = typer.Option(None, help="Episodes in flight, each in its own sandbox  [default: 8]"),
+    max_batch: int = typer.Option(
+        None, "--max-batch", help="The hf engine's most rows decoded at once; above it, requests wait  [default: 64]"
+    ),
     mode: str = typer.Option(None, help="async, or lockstep (the synchronous baseline)  [default: async]"),
     verify: bool = typer.Option(None, "--verify/--no-verify", help="Verify each episode as it finishes."),
     action_format: str = typer.Option(
@@ -66,7 +69,7 @@ def rollout(
                                      for v in (task_ids, category, difficulty))  # fmt: skip
     cfg = load_config(config, taskpack=taskpack, split=split, tasks=tasks, task_ids=ids, samples=samples,
                       categories=categories, difficulties=difficulties,
-                      model=model, engine=engine, base_url=base_url, concurrency=concurrency, mode=mode,
+                      model=model, engine=engine, base_url=base_url, concurrency=concurrency, max_batch=max_batch, mode=mode,
                       verify=verify, action_format=action_format, max_turns=max_turns, max_new_tokens=max_new_tokens, dtype=dtype,
                       temperature=temperature, seed=seed, state_note=state_note, ray=ray, workers=workers)  # fmt: skip
     report = asyncio.run(run_rollout(run, cfg))

@@ -38,7 +38,7 @@ class RolloutConfig:
     model: str = "smollm2-135m"  # a packaged model name or a checkpoint directory
     engine: str = "hf"
     base_url: str = ""  # the openai engine's server, e.g. http://127.0.0.1:8000/v1
-    concurrency: int = 8  # episodes in flight (each holds a sandbox)
+    concurrency: int = 8  # episodes in flight (each holds a sandbox); more than max_batch keeps the batch full
     verify_concurrency: int = 2  # verifications in flight, beside the episodes
     mode: str = "async"  # or "lockstep": the synchronous baseline
     verify: bool = True  # verify each episode as it finishes
@@ -82,7 +82,7 @@ class RolloutConfig:
             problems.append(f"dtype {self.dtype!r} is not one of {DTYPES}")
         if self.split not in ("train", "dev", "test"):
             problems.append(f"split {self.split!r} is not one of train, dev, test")
-        for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens"):
+        for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens", "max_batch"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.workers < 0 or self.worker_cpus < 0 or self.worker_gpus < 0:
