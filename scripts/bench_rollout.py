@@ -21,9 +21,11 @@ every mode; the modes differ in how they keep it fed:
 
     peak           static-batch `model.generate` of the same prompts, decode only (every row generates
                    --new-tokens; the prefill is measured apart and left out), at batch = concurrency
-                   and at the mean batch the engine decoded in async
+                   on the first prompts and on the episodes' middle-turn contexts (longer: a step
+                   attends to more), and at the mean batch the engine decoded in async
     async          the scheduler with --in-flight episodes (3x the batch by default), each in its own
-                   sandbox, alternating model and tools: while some run tools the rest fill the batch
+                   sandbox, alternating model and tools: while some run tools the rest fill the batch;
+                   also measured until its last episode starts (the steady state: no drain at the end)
     lockstep       the synchronous baseline: waves of `concurrency` episodes, in which every episode
                    generates (one batch), then every episode runs its tools
     lockstep_wide  lock-step with as many sandboxes as async (waves of --in-flight; the engine takes
@@ -93,6 +95,40 @@ class ThoughtThenCommand:
         ids = tuple(thought) + tuple(action)
         return Completion(ids, real.logprobs[: len(thought)] + (0.0,) * len(action), "stop", real.policy_version,
                           real.prompt_tokens, real.queued_s, real.generate_s)  # fmt: skip
+
+
+def middle_turn_prompt(episode) -> list[int]:
+    """What the engine was given for the episode's middle model turn: its tokens before that turn's."""
+    mask = episode.loss_mask
+    starts = [i for i, m in enumerate(mask) if m and (i == 0 or not mask[i - 1])] or [len(mask)]
+    return list(episode.token_ids[: starts[len(starts) // 2]])
+
+
+class SteadyWindow:
+    """The run until its last episode starts: every sandbox busy, before the drain at the end.
+
+    After `finished` episodes have finished (all but one sandbox's worth), the queue is empty and the
+    episodes in flight only dwindle: a long-running rollout never drains, so this window is its figure."""
+
+    def __init__(self, finished: int, engine):
+        self.finished, self.engine = max(finished, 1), engine
+        self.started, self.end = time.monotonic(), None
+
+    def update(self, rollout) -> None:
+        if self.end is None and rollout.report.finished >= self.finished:
+            self.end = time.monotonic(), self.engine.stats()
+
+    def figures(self, before) -> dict:
+        if self.end is None:
+            return {}
+        at, stats = self.end
+        wall = at - self.started
+        tokens = stats.generated_tokens - before.generated_tokens
+        return {
+            "wall_s": wall,
+            "tokens_per_s": tokens / wall,
+            "engine_utilisation": (stats.busy_s - before.busy_s) / wall,
+        }
 
 
 def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: int) -> float:
@@ -182,13 +218,15 @@ async def one_placement(args) -> dict:
                 await asyncio.sleep(2)  # let the warm pool fill
                 with engine.paused():  # clears the prefix cache: each mode starts cold
                     pass
-                before = engine.stats()
-                report = await Rollout(cfg, store, pack, policy, fmt, pools).run()
+                before, steady = engine.stats(), SteadyWindow(len(prompts) - sandboxes, engine)
+                report = await Rollout(cfg, store, pack, policy, fmt, pools, on_update=steady.update).run()
             after = engine.stats()
             tokens = after.generated_tokens - before.generated_tokens
             steps = after.extra["decode_steps"] - before.extra["decode_steps"]
             requests = after.requests - before.requests  # each one's first token comes from its prefill
             tool_s = sum(e.timings["tool_s"] for e in store.episodes())
+            if mode == "async":
+                contexts = [middle_turn_prompt(e) for e in store.episodes()]
             gen_s = sum(e.timings["generate_s"] for e in store.episodes())
         summary = report.as_dict()
         result[name] = {
@@ -207,12 +245,15 @@ async def one_placement(args) -> dict:
             }
             | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
             "statuses": summary["statuses"],
+            "steady": steady.figures(before),
         }
     mean_batch = max(1, round(result["async"]["mean_decode_batch"]))
     result["async_mean_batch"] = mean_batch
     if pinned:
         os.sched_setaffinity(0, {0})  # the peak is the engine's: back on its core
     result["peak_at_mean_batch"] = peak_tokens_per_s(engine.module, prompts[:mean_batch], args.new_tokens, fmt.end_id)
+    result["peak_at_episode_contexts"] = peak_tokens_per_s(engine.module, contexts[:batch], args.new_tokens, fmt.end_id)
+    result["mean_episode_context"] = sum(map(len, contexts[:batch])) / batch
     await engine.close()
     result["async_over_lockstep"] = result["async"]["episodes_per_min"] / result["lockstep"]["episodes_per_min"]
     result["async_over_lockstep_tokens"] = result["async"]["tokens_per_s"] / result["lockstep"]["tokens_per_s"]
@@ -222,6 +263,9 @@ async def one_placement(args) -> dict:
         )
     result["async_over_peak"] = result["async"]["tokens_per_s"] / result["peak_tokens_per_s"]
     result["async_over_peak_at_mean_batch"] = result["async"]["tokens_per_s"] / result["peak_at_mean_batch"]
+    result["async_over_peak_at_episode_contexts"] = result["async"]["tokens_per_s"] / result["peak_at_episode_contexts"]
+    if result["async"]["steady"]:
+        result["async_steady_over_peak"] = result["async"]["steady"]["tokens_per_s"] / result["peak_tokens_per_s"]
     return result
 
 
@@ -293,6 +337,14 @@ def main() -> None:
               f"{r['async_over_lockstep_tokens']:.2f}x tokens/s; async/lockstep with as many sandboxes "
               f"{r.get('async_over_lockstep_wide', r['async_over_lockstep']):.2f}x; async/peak {r['async_over_peak']:.0%} "
               f"(at its mean batch {r['async_over_peak_at_mean_batch']:.0%})")  # fmt: skip
+        print(f"  the decode peak at batch {r['concurrency']} on the episodes' middle-turn contexts "
+              f"({r['mean_episode_context']:.0f} tokens): {r['peak_at_episode_contexts']:.0f} tokens/s; "
+              f"async {r['async_over_peak_at_episode_contexts']:.0%} of it")  # fmt: skip
+        if "async_steady_over_peak" in r:
+            steady = r["async"]["steady"]
+            print(f"  async until its last episode starts ({steady['wall_s']:.0f} s): {steady['tokens_per_s']:.1f} "
+                  f"tokens/s, engine busy {steady['engine_utilisation']:.0%}, {r['async_steady_over_peak']:.0%} of the "
+                  f"peak, {steady['tokens_per_s'] / r['peak_at_episode_contexts']:.0%} of the peak on its contexts")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
