@@ -224,10 +224,11 @@ async def one_placement(args) -> dict:
             tokens = after.generated_tokens - before.generated_tokens
             steps = after.extra["decode_steps"] - before.extra["decode_steps"]
             requests = after.requests - before.requests  # each one's first token comes from its prefill
-            tool_s = sum(e.timings["tool_s"] for e in store.episodes())
-            if mode == "async":
-                contexts = [middle_turn_prompt(e) for e in store.episodes()]
-            gen_s = sum(e.timings["generate_s"] for e in store.episodes())
+            episodes = list(store.episodes())  # one read of the run's shards
+        tool_s = sum(e.timings["tool_s"] for e in episodes)
+        gen_s = sum(e.timings["generate_s"] for e in episodes)
+        if mode == "async":
+            contexts = [middle_turn_prompt(e) for e in episodes]
         summary = report.as_dict()
         result[name] = {
             "sandboxes": sandboxes,
@@ -307,14 +308,18 @@ def main() -> None:
                         "bfloat16 where the CPU multiplies it in hardware: AMX or AVX512-BF16)")  # fmt: skip
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if min(args.tasks, args.samples, args.concurrency, args.turns, args.new_tokens) < 1 or args.in_flight < 0:
+        parser.error(
+            "--tasks, --samples, --concurrency, --turns and --new-tokens must be at least 1, --in-flight 0 or more"
+        )
     if args.placement:
         print(json.dumps(asyncio.run(one_placement(args))))
         return
     results = []
     for placement, tools in args.cases:
         sizes = ["--tasks", args.tasks, "--samples", args.samples, "--concurrency", args.concurrency,
-                 "--in-flight", args.in_flight, "--turns", args.turns, "--new-tokens", args.new_tokens, "--tool-median", args.tool_median,
-                 "--tool-sigma", args.tool_sigma, "--dtype", args.dtype]  # fmt: skip
+                 "--in-flight", args.in_flight, "--turns", args.turns, "--new-tokens", args.new_tokens,
+                 "--tool-median", args.tool_median, "--tool-sigma", args.tool_sigma, "--dtype", args.dtype]  # fmt: skip
         argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement, "--tools", tools]
         out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True).stdout  # the child prints
         results.append(json.loads(out.strip().splitlines()[-1]))
