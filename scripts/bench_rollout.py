@@ -124,9 +124,12 @@ class SteadyWindow:
         at, stats = self.end
         wall = at - self.started
         tokens = stats.generated_tokens - before.generated_tokens
+        steps = stats.extra["decode_steps"] - before.extra["decode_steps"]
+        requests = stats.requests - before.requests
         return {
             "wall_s": wall,
             "tokens_per_s": tokens / wall,
+            "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
             "engine_utilisation": (stats.busy_s - before.busy_s) / wall,
         }
 
@@ -170,6 +173,7 @@ async def one_placement(args) -> dict:
     from transformers import AutoTokenizer
 
     from ptrain.engine.hf import HFEngine
+    from ptrain.engine.local_server import LocalServerEngine
     from ptrain.engine.models import resolve_model
     from ptrain.rollout.chat import DEFAULT_SYSTEM, ChatFormat
     from ptrain.rollout.config import RolloutConfig
@@ -188,12 +192,14 @@ async def one_placement(args) -> dict:
     pack = load("terminal-coding")
     mutants = [t for t in pack.tasks("train") if t.id.startswith("mutants/")]
     tasks = mutants[:: max(1, len(mutants) // args.tasks)][: args.tasks]  # spread over the split's projects
-    engine = HFEngine.load(path, dtype=args.dtype, max_batch=args.concurrency)
+    engine = HFEngine.load(path, dtype=args.dtype, max_batch=args.concurrency)  # the peak's model, and in-process runs'
     prompts = [fmt.prompt_ids(DEFAULT_SYSTEM, t.instruction, pack.tools()) for t in tasks for _ in range(args.samples)]
     batch = min(args.concurrency, len(prompts))
+    options = {"max_batch": args.concurrency, "dtype": args.dtype, "threads": 1 if pinned else 0}
     result = {"placement": args.placement, "tools": args.tools, "concurrency": args.concurrency, "dtype": args.dtype,
+              "engine_process": not args.engine_in_process,
               "episodes": len(prompts), "turns": args.turns, "new_tokens": args.new_tokens,
-              "peak_tokens_per_s": peak_tokens_per_s(engine.module, prompts[:batch], args.new_tokens, fmt.end_id)}  # fmt: skip
+              "peak_runs": [peak_tokens_per_s(engine.module, prompts[:batch], args.new_tokens, fmt.end_id)]}  # fmt: skip
     if pinned:
         tool_side()
     else:
@@ -203,24 +209,37 @@ async def one_placement(args) -> dict:
              for _ in range(2 * len(prompts) * args.turns)]  # fmt: skip
     limits = SandboxLimits(cpuset="1" if pinned else "", cpus=1.0)
     in_flight = args.in_flight or 3 * args.concurrency
-    runs = [("async", "async", in_flight), ("lockstep", "lockstep", args.concurrency)]
+    process = not args.engine_in_process
+    runs = [("async", "async", in_flight, process), ("lockstep", "lockstep", args.concurrency, process)]
     if in_flight != args.concurrency:
-        runs.append(("lockstep_wide", "lockstep", in_flight))
-    for name, mode, sandboxes in runs:
+        runs.append(("lockstep_wide", "lockstep", in_flight, process))
+    if process:  # the same async run with the engine a thread of this process, as before
+        runs.append(("async_in_process", "async", in_flight, False))
+    for name, mode, sandboxes, in_child in runs:
         cfg = RolloutConfig(task_ids=tuple(t.id for t in tasks), samples=args.samples, concurrency=sandboxes,
                             mode=mode, verify=False, max_turns=args.turns, max_new_tokens=args.new_tokens + 64,
                             temperature=1.0, seed=1)  # fmt: skip
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "run", create=True)
-            policy = ThoughtThenCommand(engine, fmt, args.new_tokens, list(waits) if args.tools == "wait" else None)
+            if in_child:  # a fresh server each mode: each starts cold
+                if pinned:
+                    os.sched_setaffinity(0, {0})  # the child inherits core 0; this thread goes back to core 1
+                run_engine = LocalServerEngine.start(str(path), options, fmt.tokenizer)
+                if pinned:
+                    os.sched_setaffinity(0, {1})
+            else:
+                run_engine = engine
+                with engine.paused():  # clears the prefix cache: each mode starts cold
+                    pass
+            policy = ThoughtThenCommand(run_engine, fmt, args.new_tokens, list(waits) if args.tools == "wait" else None)
             async with PoolSet(size=sandboxes, max_active=sandboxes, limits=limits) as pools:
                 await pools.pool(pack.image)
                 await asyncio.sleep(2)  # let the warm pool fill
-                with engine.paused():  # clears the prefix cache: each mode starts cold
-                    pass
-                before, steady = engine.stats(), SteadyWindow(len(prompts) - sandboxes, engine)
+                before, steady = run_engine.stats(), SteadyWindow(len(prompts) - sandboxes, run_engine)
                 report = await Rollout(cfg, store, pack, policy, fmt, pools, on_update=steady.update).run()
-            after = engine.stats()
+            after = run_engine.stats()
+            if run_engine is not engine:
+                await run_engine.close()
             tokens = after.generated_tokens - before.generated_tokens
             steps = after.extra["decode_steps"] - before.extra["decode_steps"]
             requests = after.requests - before.requests  # each one's first token comes from its prefill
@@ -252,6 +271,8 @@ async def one_placement(args) -> dict:
     result["async_mean_batch"] = mean_batch
     if pinned:
         os.sched_setaffinity(0, {0})  # the peak is the engine's: back on its core
+    result["peak_runs"].append(peak_tokens_per_s(engine.module, prompts[:batch], args.new_tokens, fmt.end_id))
+    result["peak_tokens_per_s"] = max(result["peak_runs"])  # before and after the runs: the machine's noise
     result["peak_at_mean_batch"] = peak_tokens_per_s(engine.module, prompts[:mean_batch], args.new_tokens, fmt.end_id)
     result["peak_at_episode_contexts"] = peak_tokens_per_s(engine.module, contexts[:batch], args.new_tokens, fmt.end_id)
     result["mean_episode_context"] = sum(map(len, contexts[:batch])) / batch
@@ -265,6 +286,10 @@ async def one_placement(args) -> dict:
     result["async_over_peak"] = result["async"]["tokens_per_s"] / result["peak_tokens_per_s"]
     result["async_over_peak_at_mean_batch"] = result["async"]["tokens_per_s"] / result["peak_at_mean_batch"]
     result["async_over_peak_at_episode_contexts"] = result["async"]["tokens_per_s"] / result["peak_at_episode_contexts"]
+    if "async_in_process" in result:
+        result["async_over_async_in_process"] = (
+            result["async"]["tokens_per_s"] / result["async_in_process"]["tokens_per_s"]
+        )
     if result["async"]["steady"]:
         result["async_steady_over_peak"] = result["async"]["steady"]["tokens_per_s"] / result["peak_tokens_per_s"]
     return result
@@ -306,6 +331,8 @@ def main() -> None:
     parser.add_argument("--tools", choices=("cpu", "wait"), default="cpu", help=argparse.SUPPRESS)
     parser.add_argument("--dtype", default=fast_cpu_dtype(), help="the engine's weights (default: %(default)s, "
                         "bfloat16 where the CPU multiplies it in hardware: AMX or AVX512-BF16)")  # fmt: skip
+    parser.add_argument("--engine-in-process", action="store_true",
+                        help="every mode with the engine a thread of the scheduler's process, not a process of its own")  # fmt: skip
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if min(args.tasks, args.samples, args.concurrency, args.turns, args.new_tokens) < 1 or args.in_flight < 0:
@@ -321,21 +348,23 @@ def main() -> None:
                  "--in-flight", args.in_flight, "--turns", args.turns, "--new-tokens", args.new_tokens,
                  "--tool-median", args.tool_median, "--tool-sigma", args.tool_sigma, "--dtype", args.dtype]  # fmt: skip
         argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement, "--tools", tools]
+        argv += ["--engine-in-process"] if args.engine_in_process else []
         out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True).stdout  # the child prints
         results.append(json.loads(out.strip().splitlines()[-1]))
     for r in results:
         print(f"\n{r['placement']}, {r['tools']} tools: {r['episodes']} episodes x {r['turns']} turns, "
-              f"concurrency {r['concurrency']}, {r['dtype']}, decode peak {r['peak_tokens_per_s']:.0f} tokens/s at batch "
+              f"concurrency {r['concurrency']}, {r['dtype']}, engine {'in a process of its own' if r['engine_process'] else 'in process'}, "
+              f"decode peak {r['peak_tokens_per_s']:.0f} tokens/s at batch "
               f"{r['concurrency']}, {r['peak_at_mean_batch']:.0f} at async's mean batch {r['async_mean_batch']}")  # fmt: skip
         print(
-            f"  {'':13} {'sandboxes':>9} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'batch':>6} {'gen s/turn':>11} {'tool s/turn':>12}"
+            f"  {'':16} {'sandboxes':>6} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'batch':>6} {'gen s/turn':>11} {'tool s/turn':>12}"
         )
-        for name in ("async", "lockstep", "lockstep_wide"):
+        for name in ("async", "lockstep", "lockstep_wide", "async_in_process"):
             if name not in r:
                 continue
             m = r[name]
             busy = m["engine_busy_fraction"] or 0
-            print(f"  {name:13} {m['sandboxes']:9} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.1f} {busy:6.0%} "
+            print(f"  {name[:16]:16} {m['sandboxes']:6} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.1f} {busy:6.0%} "
                   f"{m['engine_utilisation']:6.0%} {m['mean_decode_batch']:6.1f} {m['generate_s_per_turn']:11.2f} "
                   f"{m['tool_s_per_turn']:12.2f}")  # fmt: skip
         print(f"  async/lockstep {r['async_over_lockstep']:.2f}x episodes/min, "
@@ -345,10 +374,15 @@ def main() -> None:
         print(f"  the decode peak at batch {r['concurrency']} on the episodes' middle-turn contexts "
               f"({r['mean_episode_context']:.0f} tokens): {r['peak_at_episode_contexts']:.0f} tokens/s; "
               f"async {r['async_over_peak_at_episode_contexts']:.0%} of it")  # fmt: skip
+        print(f"  the decode peak before and after the runs: {', '.join(f'{p:.0f}' for p in r['peak_runs'])} tokens/s")
+        if "async_over_async_in_process" in r:
+            print(
+                f"  async with the engine in a process of its own / in process: {r['async_over_async_in_process']:.2f}x tokens/s"
+            )
         if "async_steady_over_peak" in r:
             steady = r["async"]["steady"]
             print(f"  async until its last episode starts ({steady['wall_s']:.0f} s): {steady['tokens_per_s']:.1f} "
-                  f"tokens/s, engine busy {steady['engine_utilisation']:.0%}, {r['async_steady_over_peak']:.0%} of the "
+                  f"tokens/s at a mean batch of {steady['mean_decode_batch']:.1f}, engine busy {steady['engine_utilisation']:.0%}, {r['async_steady_over_peak']:.0%} of the "
                   f"peak, {steady['tokens_per_s'] / r['peak_at_episode_contexts']:.0%} of the peak on its contexts")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

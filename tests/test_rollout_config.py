@@ -59,9 +59,13 @@ def test_the_command_passes_its_flags_into_the_config(tmp_path, monkeypatch):
 
     monkeypatch.setattr(rollout_cli, "run_rollout", run_rollout)
     argv = ["rollout", str(tmp_path / "run"), "--concurrency", "48", "--max-batch", "16", "--dtype", "bfloat16"]
-    result = CliRunner().invoke(app, argv)
-    assert result.exit_code == 0, result.output
-    assert (seen[0].concurrency, seen[0].max_batch, seen[0].dtype) == (48, 16, "bfloat16")
+    for flag in ("--engine-process", "--engine-in-process"):
+        result = CliRunner().invoke(app, [*argv, flag])
+        assert result.exit_code == 0, result.output
+    assert [(c.concurrency, c.max_batch, c.dtype, c.engine_process) for c in seen] == [
+        (48, 16, "bfloat16", True),
+        (48, 16, "bfloat16", False),
+    ]
 
 
 def test_the_defaults_are_a_valid_config():

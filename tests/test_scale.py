@@ -130,8 +130,8 @@ def test_delivered_weights_are_what_the_next_episodes_report(ray_cluster, tmp_pa
             if "lora_B" in name:
                 p.normal_(std=0.01)
     run = tmp_path / "run"
-    cfg = _config(ray_cluster, engine="hf", workers=1, tasks=1, samples=1, max_turns=1, max_new_tokens=8,
-                  verify=False, action_format="bash")  # fmt: skip
+    cfg = _config(ray_cluster, engine="hf", engine_process=False, workers=1, tasks=1, samples=1, max_turns=1,
+                  max_new_tokens=8, verify=False, action_format="bash")  # weights merge into an engine in process  # fmt: skip
     task = _task_ids(cfg)[0]
 
     async def go() -> tuple[list[int], list[dict]]:

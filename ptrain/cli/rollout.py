@@ -56,6 +56,9 @@ def rollout(
     max_turns: int = typer.Option(None, "--max-turns"),
     max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="Per model turn."),
     dtype: str = typer.Option(None, help="The hf engine's weights: auto, float32, bfloat16, float16  [default: auto]"),
+    engine_process: bool = typer.Option(
+        None, "--engine-process/--engine-in-process", help="The hf engine in a process of its own, or a thread here."
+    ),
     temperature: float = typer.Option(None),
     seed: int = typer.Option(None),
     state_note: bool = typer.Option(None, "--state-note/--no-state-note", help="Tell the model cwd and changed files."),
@@ -71,7 +74,7 @@ def rollout(
                       categories=categories, difficulties=difficulties,
                       model=model, engine=engine, base_url=base_url, concurrency=concurrency, max_batch=max_batch, mode=mode,
                       verify=verify, action_format=action_format, max_turns=max_turns, max_new_tokens=max_new_tokens, dtype=dtype,
-                      temperature=temperature, seed=seed, state_note=state_note, ray=ray, workers=workers)  # fmt: skip
+                      engine_process=engine_process, temperature=temperature, seed=seed, state_note=state_note, ray=ray, workers=workers)  # fmt: skip
     report = asyncio.run(run_rollout(run, cfg))
     summary = report.as_dict()
     console.print(summary_table(summary))

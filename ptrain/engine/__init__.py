@@ -6,6 +6,7 @@ slots.py   the running batch's KV, a preallocated slot per row
 packed.py  a joining prompt's prefill in the same forward pass as the rows' decode
 sampling.py  the next token from logits (temperature, top-p), one generator per row
 openai.py  any OpenAI-compatible completions server (vLLM, SGLang, `ptrain serve`)
+local_server.py  the hf engine in a child process (a private `ptrain serve`), out of the caller's GIL
 serve.py   `ptrain serve`: an engine as an OpenAI-compatible HTTP server
 chat_api.py  OpenAI chat messages to and from the chat format, for serve.py
 models.py  model names to checkpoint directories (the packaged default, converted once)
@@ -20,7 +21,8 @@ from ptrain.errors import ConfigError
 
 
 def open_engine(kind: str, model: str, base_url: str = "", **options: Any) -> tuple[Engine, Any]:
-    """An engine and its model's tokenizer: `hf` loads `model` in process, `openai` talks to `base_url`.
+    """An engine and its model's tokenizer: `hf` loads `model` in process, `hf-process` in a child
+    process of its own, `openai` talks to `base_url`.
 
     The tokenizer always comes from `model` (a packaged name or a checkpoint directory), so the
     episode's token ids are the served model's own. Options with a value of 0 or None are left out.
@@ -38,6 +40,10 @@ def open_engine(kind: str, model: str, base_url: str = "", **options: Any) -> tu
         engine = HFEngine.load(path, **options)
         engine.model = model  # the name the user gave, for the episode rows
         return engine, tokenizer
+    if kind == "hf-process":
+        from ptrain.engine.local_server import LocalServerEngine
+
+        return LocalServerEngine.start(model, options, tokenizer), tokenizer
     if kind == "openai":
         from ptrain.engine.openai import OpenAIEngine
 

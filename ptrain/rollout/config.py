@@ -58,6 +58,7 @@ class RolloutConfig:
     max_batch: int = 64  # the hf engine's most sequences decoded at once
     engine_threads: int = 0  # torch threads for the hf engine; 0: torch's default
     dtype: str = "auto"  # the hf engine's weights: auto (the checkpoint's), float32, bfloat16 or float16
+    engine_process: bool = True  # the hf engine in a process of its own, where the scheduler's threads cannot stall it
     flush_every: int = 8  # episodes buffered before the store writes a shard
     flush_interval_s: float = 10.0  # or once the oldest buffered one is this old: what a kill can lose
     sandbox_cpus: float = 1.0

@@ -27,7 +27,8 @@ def build_engine(pack: Taskpack, cfg: RolloutConfig):
         if cfg.engine == "hf"
         else {}
     )
-    engine, tokenizer = open_engine(cfg.engine, cfg.model, cfg.base_url, **options)
+    kind = "hf-process" if cfg.engine == "hf" and cfg.engine_process else cfg.engine
+    engine, tokenizer = open_engine(kind, cfg.model, cfg.base_url, **options)
     return engine, ChatFormat(tokenizer, cfg.action_format)
 
 

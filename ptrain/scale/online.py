@@ -34,7 +34,8 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
                          order: list[str]) -> list[dict]:  # fmt: skip
     """`rounds` rounds (fewer if resuming) of rollout on the fleet and one step here; each round's summary."""
     overlap = trainer.cfg.max_staleness != 0
-    fleet = Fleet(store.path, dataclasses.replace(rollout, model=trainer.cfg.model))
+    # each step's weights are merged into the workers' hf engines in place: a thread of the worker, not a process
+    fleet = Fleet(store.path, dataclasses.replace(rollout, model=trainer.cfg.model, engine_process=False))
     rows: list[dict] = []
 
     async def deliver() -> list[int]:

@@ -142,6 +142,9 @@ class RolloutWorker:
 
         await self.open()
         engine = self.parts[2]
+        if self.cfg.engine == "hf" and not hasattr(engine, "update_weights"):
+            raise ConfigError("the hf engine takes the trainer's weights only in process, not in a process of its own",
+                              fix="set engine_process = false in the rollout config")  # fmt: skip
         if engine is not None and hasattr(engine, "load_lora"):
             if not adapter_dir:
                 raise ConfigError("the openai engine loads adapters from a directory; none was given")
