@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Rollout benchmark: async scheduling vs lock-step, against the engine's own peak, in one run.
 
-Real podman sandboxes, the real SmolLM2-135M in the in-process `hf` engine, terminal-coding bug-fix
+Real podman sandboxes, the real SmolLM2-135M in the `hf` engine, terminal-coding bug-fix
 tasks (a Python project with its test suite). Each model turn is the model's own sampled tokens
 (up to --new-tokens, stopping where the model stops), followed by the command an agent runs on such
 a task. The untrained 135M model seldom writes a command that runs at all, so without this the tools
@@ -30,8 +30,12 @@ every mode; the modes differ in how they keep it fed:
                    generates (one batch), then every episode runs its tools
     lockstep_wide  lock-step with as many sandboxes as async (waves of --in-flight; the engine takes
                    them a batch at a time), so that sandboxes alone do not explain the difference
+    async_in_process  async again with the engine a thread of the scheduler's process, sharing its
+                   interpreter lock (the other modes run it in a process of its own, as `ptrain
+                   rollout` does by default; --engine-in-process runs every mode in process)
 
-Placements: `pinned` (the engine's thread alone on core 0 with one torch thread; the containers,
+The peak is measured before and after the runs (this machine is shared: the higher counts).
+Placements: `pinned` (the engine alone on core 0 with one torch thread; the containers,
 podman and the scheduler's event loop on core 1, as on a real deployment where the accelerator and
 the CPUs that serve the tools are separate) and `shared` (both use both cores).
 Each (placement, tools) case runs in its own process so thread and affinity settings stay clean.
