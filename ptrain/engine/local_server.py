@@ -14,8 +14,9 @@ a vLLM server would; a request costs one localhost HTTP round trip.
 
 The child listens on 127.0.0.1 on a free port and inherits this process's CPU affinity. The kernel
 sends it SIGTERM when the thread that started it ends (PR_SET_PDEATHSIG), so a killed rollout leaves
-no server behind; start it from a thread that lives as long as the engine (the main one, or a pool's). It cannot share
-weights with a trainer in this process: online training keeps the in-process engine.
+no server behind: start it from a thread that lives as long as the engine (the main thread, or a
+pool's). It cannot share weights with a trainer in this process: online training keeps the
+in-process engine.
 """
 
 from __future__ import annotations
@@ -57,23 +58,12 @@ class LocalServerEngine(OpenAIEngine):
         """Start `ptrain serve` for `model` with the hf engine's `options` (max_batch, kv_budget_tokens,
         threads, dtype), wait until it listens, and connect to it."""
         flags = [f"--{key.replace('_', '-')}={value}" for key, value in options.items() if value]
+        argv = [sys.executable, "-m", "ptrain.cli", "serve", "--model", model, "--served-name", model, "--port", "0"]
         log_dir = Path(tempfile.mkdtemp(prefix="ptrain-serve-"))
         log_path = log_dir / "serve.log"
         with log_path.open("w") as out:
             process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "ptrain.cli",
-                    "serve",
-                    "--model",
-                    model,
-                    "--served-name",
-                    model,
-                    "--port",
-                    "0",
-                    *flags,
-                ],
+                [*argv, *flags],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "500"},
@@ -123,6 +113,8 @@ def _wait_for_url(process: subprocess.Popen, log_path: Path) -> str:
         process.kill()
         process.wait()
     tail = log_path.read_text(errors="replace")[-2000:]
+    log_path.unlink()
+    log_path.parent.rmdir()
     raise EngineError(
         f"the hf engine's server process did not start (exit status {process.returncode}); its output:\n{tail}",
         fix="run `ptrain serve --model M` alone to see why, or use the engine in process (hf_process = false)",
