@@ -44,7 +44,7 @@ def eval_command(
     samples: int = typer.Option(1, help="Samples per task (k of pass@k goes up to this)."),
     model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
     adapter: Path = typer.Option(None, help="A training run (its latest checkpoint) or a checkpoint to evaluate."),
-    engine: str = typer.Option(None, help="hf (in process) or openai (any OpenAI-compatible server)"),
+    engine: str = typer.Option(None, help="hf (transformers, here) or openai (any OpenAI-compatible server)"),
     base_url: str = typer.Option(None, "--base-url", help="The openai engine's server, e.g. http://host:8000/v1"),
     concurrency: int = typer.Option(None, help="Episodes in flight  [default: 8]"),
     max_turns: int = typer.Option(None, "--max-turns"),

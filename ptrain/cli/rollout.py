@@ -41,7 +41,7 @@ def rollout(
     samples: int = typer.Option(None, help="Samples per task (one GRPO group)  [default: 4]"),
     model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
     engine: str = typer.Option(
-        None, help="hf (in process), openai (a server) or gold (replay gold solutions)  [default: hf]"
+        None, help="hf (transformers, here), openai (a server) or gold (replay gold solutions)  [default: hf]"
     ),
     base_url: str = typer.Option(None, "--base-url", help="The openai engine's server, e.g. http://host:8000/v1"),
     concurrency: int = typer.Option(None, help="Episodes in flight, each in its own sandbox  [default: 8]"),
