@@ -26,6 +26,10 @@ every mode; the modes differ in how they keep it fed:
     async          the scheduler with --in-flight episodes (3x the batch by default), each in its own
                    sandbox, alternating model and tools: while some run tools the rest fill the batch;
                    also measured until its last episode starts (the steady state: no drain at the end)
+    replay         async's own model calls again on a fresh engine, each episode's turns back to back as if
+                   its tools took no time, --in-flight episodes at once: the engine's throughput on this
+                   very work (prefill and prefix-cache hits included) when nothing waits for a tool, which
+                   is what async would reach if it hid every tool perfectly
     lockstep       the synchronous baseline: waves of `concurrency` episodes, in which every episode
                    generates (one batch), then every episode runs its tools
     lockstep_wide  lock-step with as many sandboxes as async (waves of --in-flight; the engine takes
@@ -55,7 +59,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 COMMANDS = (  # each runs the project's test suite a few times (checking for flaky failures), as agents do
@@ -63,6 +67,8 @@ COMMANDS = (  # each runs the project's test suite a few times (checking for fla
     "cd /workspace/{p} && grep -rln 'def ' --include=*.py {p} | head -3 && for i in 1 2 3; do python3 -m pytest -q 2>&1 | tail -1; done",
     "cd /workspace/{p} && git diff --stat && python3 -m compileall -q {p} && for i in 1 2 3; do python3 -m pytest -q 2>&1 | tail -1; done",
 )
+
+RUN_NAMES = ("async", "lockstep", "lockstep_wide", "async_in_process")  # the modes that run episodes in sandboxes
 
 WAIT_COMMAND = "cd /workspace/{p} && sleep {seconds:.2f} && git diff --stat"
 
@@ -78,6 +84,8 @@ class ThoughtThenCommand:
     fmt: object
     new_tokens: int
     waits: list[float] | None = None
+    calls: list[Call] | None = None  # where to record each call, for the replay
+    commands: set[str] = field(default_factory=set)  # every command it appended
 
     def __getattr__(self, name):
         return getattr(self.engine, name)
@@ -92,13 +100,66 @@ class ThoughtThenCommand:
             command = COMMANDS[turn % len(COMMANDS)].format(p=project)
         else:
             command = WAIT_COMMAND.format(p=project, seconds=self.waits.pop())
+        self.commands.add(command)
         action = self.fmt.encode(f"\n```bash\n{command}\n```") + [self.fmt.end_id]
         budget = min(self.new_tokens, sampling.max_new_tokens - len(action))
         real = await self.engine.generate(token_ids, replace(sampling, max_new_tokens=budget))
         thought = [t for t in real.token_ids if t != self.fmt.end_id]
         ids = tuple(thought) + tuple(action)
+        if self.calls is not None:
+            self.calls.append(Call(tuple(token_ids), tuple(thought), len(real.token_ids)))
         return Completion(ids, real.logprobs[: len(thought)] + (0.0,) * len(action), "stop", real.policy_version,
                           real.prompt_tokens, real.queued_s, real.generate_s)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model turn as async ran it: the prompt, the model's own tokens in the reply, how many it sampled."""
+
+    prompt: tuple[int, ...]
+    thought: tuple[int, ...]
+    sampled: int
+
+
+def episode_chains(calls: list[Call]) -> list[list[Call]]:
+    """The recorded calls as episodes: a call continues the episode whose last prompt and thought it starts with."""
+    chains: list[list[Call]] = []
+    for call in calls:  # in call order: an episode's turn is recorded after the one before it
+        for chain in chains:
+            last = chain[-1]
+            head = last.prompt + last.thought
+            if len(call.prompt) > len(head) and call.prompt[: len(head)] == head:
+                chain.append(call)
+                break
+        else:
+            chains.append([call])
+    return chains
+
+
+async def replay(engine, chains: list[list[Call]], in_flight: int) -> float:
+    """Async's own model calls again, each episode's turns back to back (its tools take no time), `in_flight`
+    episodes at once: the engine's throughput on this very work when nothing waits for a tool. Returns the wall.
+
+    Each call samples as many tokens as it did in async (no stop token) from a prompt as long as async's:
+    the replay's own earlier tokens, then the command and tool output async's episode had, so the prefix
+    cache reuses as much as it did in async."""
+    from ptrain.engine.base import Sampling
+
+    gate = asyncio.Semaphore(in_flight)
+
+    async def episode(chain: list[Call]) -> None:
+        async with gate:
+            prompt, sampled = list(chain[0].prompt), ()
+            for before, call in zip([None, *chain], chain, strict=False):
+                if before is not None:  # this replay's thought in place of async's, then what followed it there
+                    rest = call.prompt[len(before.prompt) + len(before.thought) :]
+                    prompt = prompt + list(sampled[: len(before.thought)]) + list(rest)
+                out = await engine.generate(prompt, Sampling(max_new_tokens=call.sampled, temperature=1.0))
+                sampled = out.token_ids
+
+    start = time.monotonic()
+    await asyncio.gather(*(episode(chain) for chain in chains))
+    return time.monotonic() - start
 
 
 def middle_turn_prompt(episode) -> list[int]:
@@ -156,6 +217,33 @@ def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: 
     with torch.inference_mode():
         timed(1)  # warm up
         return len(prompts) * (new_tokens - 1) / (timed(new_tokens) - timed(1))
+
+
+async def replay_run(engine, calls: list[Call], in_flight: int) -> dict:
+    """`replay` on `engine` (closed after, unless it is the in-process one, whose prefix cache is cleared first)."""
+    from ptrain.engine.hf import HFEngine
+
+    if isinstance(engine, HFEngine):
+        with engine.paused():
+            pass
+    chains = episode_chains(calls)
+    before = engine.stats()
+    wall = await replay(engine, chains, in_flight)
+    after = engine.stats()
+    if not isinstance(engine, HFEngine):
+        await engine.close()
+    tokens = after.generated_tokens - before.generated_tokens
+    steps = after.extra["decode_steps"] - before.extra["decode_steps"]
+    requests = after.requests - before.requests
+    return {
+        "episodes": len(chains),
+        "calls": len(calls),
+        "wall_s": wall,
+        "tokens_per_s": tokens / wall,
+        "engine_utilisation": (after.busy_s - before.busy_s) / wall,
+        "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
+        "engine": {key: after.extra[key] - before.extra[key] for key in ("prefill_tokens", "prefix_hit_tokens")},
+    }
 
 
 def tool_side() -> None:
@@ -219,6 +307,18 @@ async def one_placement(args) -> dict:
         runs.append(("lockstep_wide", "lockstep", in_flight, process))
     if process:  # the same async run with the engine a thread of this process, as before
         runs.append(("async_in_process", "async", in_flight, False))
+
+    def child_engine() -> LocalServerEngine:
+        """A fresh `ptrain serve` child, as `ptrain rollout` starts it; pinned, alone on core 0."""
+        if pinned:
+            os.sched_setaffinity(0, {0})  # the child inherits core 0; this thread goes back to core 1
+        try:
+            return LocalServerEngine.start(str(path), options, fmt.tokenizer)
+        finally:
+            if pinned:
+                os.sched_setaffinity(0, {1})
+
+    calls: list[Call] = []
     for name, mode, sandboxes, in_child in runs:
         cfg = RolloutConfig(task_ids=tuple(t.id for t in tasks), samples=args.samples, concurrency=sandboxes,
                             mode=mode, verify=False, max_turns=args.turns, max_new_tokens=args.new_tokens + 64,
@@ -226,16 +326,13 @@ async def one_placement(args) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "run", create=True)
             if in_child:  # a fresh server each mode: each starts cold
-                if pinned:
-                    os.sched_setaffinity(0, {0})  # the child inherits core 0; this thread goes back to core 1
-                run_engine = LocalServerEngine.start(str(path), options, fmt.tokenizer)
-                if pinned:
-                    os.sched_setaffinity(0, {1})
+                run_engine = child_engine()
             else:
                 run_engine = engine
                 with engine.paused():  # clears the prefix cache: each mode starts cold
                     pass
-            policy = ThoughtThenCommand(run_engine, fmt, args.new_tokens, list(waits) if args.tools == "wait" else None)
+            policy = ThoughtThenCommand(run_engine, fmt, args.new_tokens, list(waits) if args.tools == "wait" else None,
+                                        calls if name == "async" else None)  # fmt: skip
             async with PoolSet(size=sandboxes, max_active=sandboxes, limits=limits) as pools:
                 await pools.pool(pack.image)
                 await asyncio.sleep(2)  # let the warm pool fill
@@ -249,6 +346,7 @@ async def one_placement(args) -> dict:
             requests = after.requests - before.requests  # each one's first token comes from its prefill
             episodes = list(store.episodes())  # one read of the run's shards
         tool_s = sum(e.timings["tool_s"] for e in episodes)
+        ran = sum(call["arguments"].get("command") in policy.commands for e in episodes for call in e.tool_calls)
         gen_s = sum(e.timings["generate_s"] for e in episodes)
         if mode == "async":
             contexts = [middle_turn_prompt(e) for e in episodes]
@@ -261,6 +359,7 @@ async def one_placement(args) -> dict:
             "engine_busy_fraction": summary["engine_busy_fraction"],
             "engine_utilisation": summary["engine_utilisation"],
             "tool_s_per_turn": tool_s / (len(prompts) * args.turns),
+            "turns_running_their_command": ran / (len(prompts) * args.turns),
             "generate_s_per_turn": gen_s / (len(prompts) * args.turns),
             "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
             "engine": {
@@ -270,7 +369,13 @@ async def one_placement(args) -> dict:
             | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
             "statuses": summary["statuses"],
             "steady": steady.figures(before),
+            "slowest_episode": max(
+                ({"wall_s": e.timings["wall_s"], "tool_s": e.timings["tool_s"]} for e in episodes),
+                key=lambda t: t["tool_s"],
+            ),  # what a drain at the end waits for
         }
+        if name == "async":  # the same work at once, while the machine is as it was
+            result["replay"] = await replay_run(child_engine() if process else engine, calls, in_flight)
     mean_batch = max(1, round(result["async"]["mean_decode_batch"]))
     result["async_mean_batch"] = mean_batch
     if pinned:
@@ -294,8 +399,12 @@ async def one_placement(args) -> dict:
         result["async_over_async_in_process"] = (
             result["async"]["tokens_per_s"] / result["async_in_process"]["tokens_per_s"]
         )
+    result["async_over_replay"] = result["async"]["tokens_per_s"] / result["replay"]["tokens_per_s"]
     if result["async"]["steady"]:
         result["async_steady_over_peak"] = result["async"]["steady"]["tokens_per_s"] / result["peak_tokens_per_s"]
+        result["async_steady_over_replay"] = (
+            result["async"]["steady"]["tokens_per_s"] / result["replay"]["tokens_per_s"]
+        )
     return result
 
 
@@ -363,7 +472,7 @@ def main() -> None:
         print(
             f"  {'':16} {'sandboxes':>6} {'ep/min':>8} {'tok/s':>8} {'busy':>6} {'util':>6} {'batch':>6} {'gen s/turn':>11} {'tool s/turn':>12}"
         )
-        for name in ("async", "lockstep", "lockstep_wide", "async_in_process"):
+        for name in RUN_NAMES:
             if name not in r:
                 continue
             m = r[name]
@@ -379,10 +488,20 @@ def main() -> None:
               f"({r['mean_episode_context']:.0f} tokens): {r['peak_at_episode_contexts']:.0f} tokens/s; "
               f"async {r['async_over_peak_at_episode_contexts']:.0%} of it")  # fmt: skip
         print(f"  the decode peak before and after the runs: {', '.join(f'{p:.0f}' for p in r['peak_runs'])} tokens/s")
+        rep = r["replay"]
+        print(f"  replay: async's {rep['calls']} model calls again, {rep['episodes']} episodes' turns back to back "
+              f"(no tools): {rep['tokens_per_s']:.1f} tokens/s at a mean batch of {rep['mean_decode_batch']:.1f}, "
+              f"engine busy {rep['engine_utilisation']:.0%}; async {r['async_over_replay']:.0%} of it"
+              + (f", {r['async_steady_over_replay']:.0%} until its last episode starts" if "async_steady_over_replay" in r else ""))  # fmt: skip
         if "async_over_async_in_process" in r:
             print(
                 f"  async with the engine in a process of its own / in process: {r['async_over_async_in_process']:.2f}x tokens/s"
             )
+        print("  turns that ran the command appended to them: "
+              + ", ".join(f"{n} {r[n]['turns_running_their_command']:.0%}" for n in RUN_NAMES if n in r)
+              + " (the rest: the model's own code block ran or was refused, as the format's parser has it)")  # fmt: skip
+        slowest = r["async"]["slowest_episode"]
+        print(f"  async's slowest episode: tools {slowest['tool_s']:.1f} s of its {slowest['wall_s']:.1f} s")
         if "async_steady_over_peak" in r:
             steady = r["async"]["steady"]
             print(f"  async until its last episode starts ({steady['wall_s']:.0f} s): {steady['tokens_per_s']:.1f} "
