@@ -162,6 +162,14 @@ async def replay(engine, chains: list[list[Call]], in_flight: int) -> float:
     return time.monotonic() - start
 
 
+def slowest_episode(episodes) -> dict:
+    """The episode whose tools took longest (what a drain at the end waits for), call by call."""
+    e = max(episodes, key=lambda e: e.timings["tool_s"])
+    calls = [(c["arguments"].get("command", "")[-48:], round(c["duration_s"], 2)) for c in e.tool_calls]
+    return {"wall_s": e.timings["wall_s"], "tool_s": e.timings["tool_s"], "attempts": e.metadata["attempts"],
+            "calls": calls}  # fmt: skip
+
+
 def middle_turn_prompt(episode) -> list[int]:
     """What the engine was given for the episode's middle model turn: its tokens before that turn's."""
     mask = episode.loss_mask
@@ -289,6 +297,7 @@ async def one_placement(args) -> dict:
     batch = min(args.concurrency, len(prompts))
     options = {"max_batch": args.concurrency, "dtype": args.dtype, "threads": 1 if pinned else 0}
     result = {"placement": args.placement, "tools": args.tools, "concurrency": args.concurrency, "dtype": args.dtype,
+              "tool_median": args.tool_median,
               "engine_process": not args.engine_in_process,
               "episodes": len(prompts), "turns": args.turns, "new_tokens": args.new_tokens,
               "peak_runs": [peak_tokens_per_s(engine.module, prompts[:batch], args.new_tokens, fmt.end_id)]}  # fmt: skip
@@ -369,10 +378,8 @@ async def one_placement(args) -> dict:
             | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
             "statuses": summary["statuses"],
             "steady": steady.figures(before),
-            "slowest_episode": max(
-                ({"wall_s": e.timings["wall_s"], "tool_s": e.timings["tool_s"]} for e in episodes),
-                key=lambda t: t["tool_s"],
-            ),  # what a drain at the end waits for
+            "infra_retries": summary["infra_retries"],
+            "slowest_episode": slowest_episode(episodes),
         }
         if name == "async":  # the same work at once, while the machine is as it was
             result["replay"] = await replay_run(child_engine() if process else engine, calls, in_flight)
@@ -501,7 +508,12 @@ def main() -> None:
               + ", ".join(f"{n} {r[n]['turns_running_their_command']:.0%}" for n in RUN_NAMES if n in r)
               + " (the rest: the model's own code block ran or was refused, as the format's parser has it)")  # fmt: skip
         slowest = r["async"]["slowest_episode"]
-        print(f"  async's slowest episode: tools {slowest['tool_s']:.1f} s of its {slowest['wall_s']:.1f} s")
+        print(f"  async's slowest episode: tools {slowest['tool_s']:.1f} s of its {slowest['wall_s']:.1f} s "
+              f"(attempt {slowest['attempts']}; infra retries in the run: {r['async']['infra_retries']})")  # fmt: skip
+        longest = r["turns"] * 8 * r["tool_median"] + 10  # every turn's draw at its cap, and some
+        for name in RUN_NAMES:
+            if r["tools"] == "wait" and name in r and r[name]["slowest_episode"]["tool_s"] > longest:
+                print(f"  {name}'s slowest episode took longer than its commands: {r[name]['slowest_episode']}")
         if "async_steady_over_peak" in r:
             steady = r["async"]["steady"]
             print(f"  async until its last episode starts ({steady['wall_s']:.0f} s): {steady['tokens_per_s']:.1f} "
