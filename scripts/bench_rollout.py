@@ -136,7 +136,7 @@ def episode_chains(calls: list[Call]) -> list[list[Call]]:
     return chains
 
 
-async def replay(engine, chains: list[list[Call]], in_flight: int) -> float:
+async def replay(engine, chains: list[list[Call]], in_flight: int, steady: SteadyWindow) -> float:
     """Async's own model calls again, each episode's turns back to back (its tools take no time), `in_flight`
     episodes at once: the engine's throughput on this very work when nothing waits for a tool. Returns the wall.
 
@@ -145,9 +145,10 @@ async def replay(engine, chains: list[list[Call]], in_flight: int) -> float:
     cache reuses as much as it did in async."""
     from ptrain.engine.base import Sampling
 
-    gate = asyncio.Semaphore(in_flight)
+    gate, finished = asyncio.Semaphore(in_flight), 0
 
     async def episode(chain: list[Call]) -> None:
+        nonlocal finished
         async with gate:
             prompt, sampled = list(chain[0].prompt), ()
             for before, call in zip([None, *chain], chain, strict=False):
@@ -156,6 +157,8 @@ async def replay(engine, chains: list[list[Call]], in_flight: int) -> float:
                     prompt = prompt + list(sampled[: len(before.thought)]) + list(rest)
                 out = await engine.generate(prompt, Sampling(max_new_tokens=call.sampled, temperature=1.0))
                 sampled = out.token_ids
+            finished += 1
+            steady.reached(finished)
 
     start = time.monotonic()
     await asyncio.gather(*(episode(chain) for chain in chains))
@@ -188,7 +191,10 @@ class SteadyWindow:
         self.started, self.end = time.monotonic(), None
 
     def update(self, rollout) -> None:
-        if self.end is None and rollout.report.finished >= self.finished:
+        self.reached(rollout.report.finished)
+
+    def reached(self, finished: int) -> None:
+        if self.end is None and finished >= self.finished:
             self.end = time.monotonic(), self.engine.stats()
 
     def figures(self, before) -> dict:
@@ -235,8 +241,8 @@ async def replay_run(engine, calls: list[Call], in_flight: int) -> dict:
         with engine.paused():
             pass
     chains = episode_chains(calls)
-    before = engine.stats()
-    wall = await replay(engine, chains, in_flight)
+    before, steady = engine.stats(), SteadyWindow(len(chains) - in_flight, engine)
+    wall = await replay(engine, chains, in_flight, steady)
     after = engine.stats()
     if not isinstance(engine, HFEngine):
         await engine.close()
@@ -251,6 +257,7 @@ async def replay_run(engine, calls: list[Call], in_flight: int) -> dict:
         "engine_utilisation": (after.busy_s - before.busy_s) / wall,
         "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
         "engine": {key: after.extra[key] - before.extra[key] for key in ("prefill_tokens", "prefix_hit_tokens")},
+        "steady": steady.figures(before),
     }
 
 
@@ -410,8 +417,8 @@ async def one_placement(args) -> dict:
     if result["async"]["steady"]:
         result["async_steady_over_peak"] = result["async"]["steady"]["tokens_per_s"] / result["peak_tokens_per_s"]
         result["async_steady_over_replay"] = (
-            result["async"]["steady"]["tokens_per_s"] / result["replay"]["tokens_per_s"]
-        )
+            result["async"]["steady"]["tokens_per_s"] / (result["replay"]["steady"] or result["replay"])["tokens_per_s"]
+        )  # each until its last episode starts
     return result
 
 
@@ -499,7 +506,8 @@ def main() -> None:
         print(f"  replay: async's {rep['calls']} model calls again, {rep['episodes']} episodes' turns back to back "
               f"(no tools): {rep['tokens_per_s']:.1f} tokens/s at a mean batch of {rep['mean_decode_batch']:.1f}, "
               f"engine busy {rep['engine_utilisation']:.0%}; async {r['async_over_replay']:.0%} of it"
-              + (f", {r['async_steady_over_replay']:.0%} until its last episode starts" if "async_steady_over_replay" in r else ""))  # fmt: skip
+              + (f"; until their last episodes start, the replay {rep['steady']['tokens_per_s']:.1f} tokens/s, async "
+                 f"{r['async_steady_over_replay']:.0%} of it" if rep["steady"] and "async_steady_over_replay" in r else ""))  # fmt: skip
         if "async_over_async_in_process" in r:
             print(
                 f"  async with the engine in a process of its own / in process: {r['async_over_async_in_process']:.2f}x tokens/s"
