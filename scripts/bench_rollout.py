@@ -3,8 +3,8 @@
 
 Real podman sandboxes, the real SmolLM2-135M in the `hf` engine, terminal-coding bug-fix
 tasks (a Python project with its test suite). Each model turn is the model's own sampled tokens
-(up to --new-tokens, stopping where the model stops), followed by the command an agent runs on such
-a task. The untrained 135M model seldom writes a command that runs at all, so without this the tools
+(up to --new-tokens, stopping where the model stops; the turn keeps them up to the first backtick, so
+its only code block is the command), followed by the command an agent runs on such a task. The untrained 135M model seldom writes a command that runs at all, so without this the tools
 would take no time and there would be nothing to overlap; the commands run in real containers, and
 every generated token is the real model's. Two kinds of tools:
 
@@ -90,6 +90,16 @@ class ThoughtThenCommand:
     def __getattr__(self, name):
         return getattr(self.engine, name)
 
+    def thought(self, ids) -> list[int]:
+        """The model's tokens up to where it stopped or wrote a backtick: a code block of its own would run
+        instead of the command (or be refused), and a command it writes may block until the tool's timeout."""
+        kept = []
+        for token in ids:
+            if token == self.fmt.end_id or "`" in self.fmt.tokenizer.decode([token]):
+                break
+            kept.append(token)
+        return kept
+
     async def generate(self, token_ids, sampling):
         from ptrain.engine.base import Completion
 
@@ -104,7 +114,7 @@ class ThoughtThenCommand:
         action = self.fmt.encode(f"\n```bash\n{command}\n```") + [self.fmt.end_id]
         budget = min(self.new_tokens, sampling.max_new_tokens - len(action))
         real = await self.engine.generate(token_ids, replace(sampling, max_new_tokens=budget))
-        thought = [t for t in real.token_ids if t != self.fmt.end_id]
+        thought = self.thought(real.token_ids)
         ids = tuple(thought) + tuple(action)
         if self.calls is not None:
             self.calls.append(Call(tuple(token_ids), tuple(thought), len(real.token_ids)))
@@ -450,8 +460,8 @@ def main() -> None:
                         help="episodes async keeps in flight, each in its own sandbox (default: 3x concurrency)")  # fmt: skip
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--new-tokens", type=int, default=24)
-    parser.add_argument("--tool-median", type=float, default=4.0,
-                        help="seconds, for the wait tools (4: about as long as a lock-step wave's generation)")  # fmt: skip
+    parser.add_argument("--tool-median", type=float, default=3.0,
+                        help="seconds, for the wait tools (3: a mean about as long as a lock-step wave's generation)")  # fmt: skip
     parser.add_argument("--tool-sigma", type=float, default=0.8, help="the lognormal's sigma, for the wait tools")
     parser.add_argument("--cases", type=cases, default="pinned:cpu,shared:cpu,pinned:wait", help="placement:tools, ...")
     parser.add_argument("--placement", choices=("pinned", "shared"), help=argparse.SUPPRESS)  # one case, in a child
