@@ -132,15 +132,14 @@ class Call:
 
 
 def episode_chains(calls: list[Call]) -> list[list[Call]]:
-    """The recorded calls as episodes: a call continues the episode whose last prompt and thought it starts with."""
+    """The recorded calls as episodes: a call continues the episode whose last prompt and thought it starts
+    with, the longest such (a sibling's first turn with no thought starts every turn of the family)."""
     chains: list[list[Call]] = []
     for call in calls:  # in call order: an episode's turn is recorded after the one before it
-        for chain in chains:
-            last = chain[-1]
-            head = last.prompt + last.thought
-            if len(call.prompt) > len(head) and call.prompt[: len(head)] == head:
-                chain.append(call)
-                break
+        heads = [(len(c[-1].prompt) + len(c[-1].thought), c) for c in chains]
+        fits = [(n, c) for n, c in heads if len(call.prompt) > n and call.prompt[:n] == c[-1].prompt + c[-1].thought]
+        if fits:
+            max(fits, key=lambda fit: fit[0])[1].append(call)
         else:
             chains.append([call])
     return chains
