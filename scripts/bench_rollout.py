@@ -210,16 +210,24 @@ class SteadyWindow:
         if self.end is None:
             return {}
         at, stats = self.end
-        wall = at - self.started
-        tokens = stats.generated_tokens - before.generated_tokens
-        steps = stats.extra["decode_steps"] - before.extra["decode_steps"]
-        requests = stats.requests - before.requests
-        return {
-            "wall_s": wall,
-            "tokens_per_s": tokens / wall,
-            "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
-            "engine_utilisation": (stats.busy_s - before.busy_s) / wall,
+        return engine_figures(before, stats, at - self.started)
+
+
+def engine_figures(before, after, wall: float) -> dict:
+    """What the engine did between two of its `stats()`, over `wall` seconds."""
+    tokens = after.generated_tokens - before.generated_tokens
+    steps = after.extra["decode_steps"] - before.extra["decode_steps"]
+    requests = after.requests - before.requests  # each one's first token comes from its prefill
+    return {
+        "wall_s": wall,
+        "tokens_per_s": tokens / wall,
+        "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
+        "engine_utilisation": (after.busy_s - before.busy_s) / wall,
+        "engine": {
+            key: after.extra[key] - before.extra[key] for key in ("decode_steps", "prefill_tokens", "prefix_hit_tokens")
         }
+        | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
+    }
 
 
 def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: int) -> float:
@@ -255,19 +263,9 @@ async def replay_run(engine, calls: list[Call], in_flight: int) -> dict:
     after = engine.stats()
     if not isinstance(engine, HFEngine):
         await engine.close()
-    tokens = after.generated_tokens - before.generated_tokens
-    steps = after.extra["decode_steps"] - before.extra["decode_steps"]
-    requests = after.requests - before.requests
-    return {
-        "episodes": len(chains),
-        "calls": len(calls),
-        "wall_s": wall,
-        "tokens_per_s": tokens / wall,
-        "engine_utilisation": (after.busy_s - before.busy_s) / wall,
-        "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
-        "engine": {key: after.extra[key] - before.extra[key] for key in ("prefill_tokens", "prefix_hit_tokens")},
-        "steady": steady.figures(before),
-    }
+    return {"episodes": len(chains), "calls": len(calls), "steady": steady.figures(before)} | engine_figures(
+        before, after, wall
+    )
 
 
 def tool_side() -> None:
@@ -366,9 +364,6 @@ async def one_placement(args) -> dict:
             after = run_engine.stats()
             if run_engine is not engine:
                 await run_engine.close()
-            tokens = after.generated_tokens - before.generated_tokens
-            steps = after.extra["decode_steps"] - before.extra["decode_steps"]
-            requests = after.requests - before.requests  # each one's first token comes from its prefill
             episodes = list(store.episodes())  # one read of the run's shards
         tool_s = sum(e.timings["tool_s"] for e in episodes)
         ran = sum(call["arguments"].get("command") in policy.commands for e in episodes for call in e.tool_calls)
@@ -376,22 +371,14 @@ async def one_placement(args) -> dict:
         if mode == "async":
             contexts = [middle_turn_prompt(e) for e in episodes]
         summary = report.as_dict()
-        result[name] = {
+        result[name] = engine_figures(before, after, summary["wall_s"]) | {
             "sandboxes": sandboxes,
-            "wall_s": summary["wall_s"],
             "episodes_per_min": summary["episodes_per_min"],
-            "tokens_per_s": tokens / summary["wall_s"],
             "engine_busy_fraction": summary["engine_busy_fraction"],
-            "engine_utilisation": summary["engine_utilisation"],
+            "engine_utilisation": summary["engine_utilisation"],  # the report's, as `ptrain rollout` shows it
             "tool_s_per_turn": tool_s / (len(prompts) * args.turns),
             "turns_running_their_command": ran / (len(prompts) * args.turns),
             "generate_s_per_turn": gen_s / (len(prompts) * args.turns),
-            "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
-            "engine": {
-                key: after.extra[key] - before.extra[key]
-                for key in ("decode_steps", "prefill_tokens", "prefix_hit_tokens")
-            }
-            | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
             "statuses": summary["statuses"],
             "steady": steady.figures(before),
             "infra_retries": summary["infra_retries"],
