@@ -45,6 +45,7 @@ the CPUs that serve the tools are separate) and `shared` (both use both cores).
 Each (placement, tools) case runs in its own process so thread and affinity settings stay clean.
 
 Run: .venv/bin/python scripts/bench_rollout.py [--cases pinned:cpu,shared:cpu,pinned:wait] [--json out.json]
+     (--async-only --tasks 120: async and its replay alone on 480 episodes, whose drain weighs little)
 """
 
 from __future__ import annotations
@@ -218,15 +219,22 @@ def engine_figures(before, after, wall: float) -> dict:
     tokens = after.generated_tokens - before.generated_tokens
     steps = after.extra["decode_steps"] - before.extra["decode_steps"]
     requests = after.requests - before.requests  # each one's first token comes from its prefill
+    counts = {
+        key: after.extra[key] - before.extra[key]
+        for key in ("decode_steps", "prefill_tokens", "prefix_hit_tokens", "decode_cells", "decode_context_tokens")
+    }
+    busy = after.busy_s - before.busy_s
     return {
         "wall_s": wall,
         "tokens_per_s": tokens / wall,
+        "tokens_per_busy_s": tokens / busy if busy else 0.0,
         "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
-        "engine_utilisation": (after.busy_s - before.busy_s) / wall,
-        "engine": {
-            key: after.extra[key] - before.extra[key] for key in ("decode_steps", "prefill_tokens", "prefix_hit_tokens")
-        }
-        | {"busy_s": after.busy_s - before.busy_s, "requests": requests},
+        "mean_decode_width": counts["decode_cells"] / (tokens - requests) if tokens > requests else 0.0,
+        "decode_padding": 1 - counts["decode_context_tokens"] / counts["decode_cells"]
+        if counts["decode_cells"]
+        else 0.0,
+        "engine_utilisation": busy / wall,
+        "engine": counts | {"busy_s": busy, "requests": requests},
     }
 
 
@@ -330,6 +338,8 @@ async def one_placement(args) -> dict:
         runs.append(("lockstep_wide", "lockstep", in_flight, process))
     if process:  # the same async run with the engine a thread of this process, as before
         runs.append(("async_in_process", "async", in_flight, False))
+    if args.async_only:
+        runs = runs[:1]
 
     def child_engine() -> LocalServerEngine:
         """A fresh `ptrain serve` child, as `ptrain rollout` starts it; pinned, alone on core 0."""
@@ -396,8 +406,9 @@ async def one_placement(args) -> dict:
     result["peak_at_episode_contexts"] = peak_tokens_per_s(engine.module, contexts[:batch], args.new_tokens, fmt.end_id)
     result["mean_episode_context"] = sum(map(len, contexts[:batch])) / batch
     await engine.close()
-    result["async_over_lockstep"] = result["async"]["episodes_per_min"] / result["lockstep"]["episodes_per_min"]
-    result["async_over_lockstep_tokens"] = result["async"]["tokens_per_s"] / result["lockstep"]["tokens_per_s"]
+    if "lockstep" in result:
+        result["async_over_lockstep"] = result["async"]["episodes_per_min"] / result["lockstep"]["episodes_per_min"]
+        result["async_over_lockstep_tokens"] = result["async"]["tokens_per_s"] / result["lockstep"]["tokens_per_s"]
     if "lockstep_wide" in result:
         result["async_over_lockstep_wide"] = (
             result["async"]["episodes_per_min"] / result["lockstep_wide"]["episodes_per_min"]
@@ -456,6 +467,8 @@ def main() -> None:
                         "bfloat16 where the CPU multiplies it in hardware: AMX or AVX512-BF16)")  # fmt: skip
     parser.add_argument("--engine-in-process", action="store_true",
                         help="every mode with the engine a thread of the scheduler's process, not a process of its own")  # fmt: skip
+    parser.add_argument("--async-only", action="store_true",
+                        help="async and its replay only: for long runs, in which the drain at the end weighs little")  # fmt: skip
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if min(args.tasks, args.samples, args.concurrency, args.turns, args.new_tokens) < 1 or args.in_flight < 0:
@@ -472,6 +485,7 @@ def main() -> None:
                  "--tool-median", args.tool_median, "--tool-sigma", args.tool_sigma, "--dtype", args.dtype]  # fmt: skip
         argv = [sys.executable, __file__, *map(str, sizes), "--placement", placement, "--tools", tools]
         argv += ["--engine-in-process"] if args.engine_in_process else []
+        argv += ["--async-only"] if args.async_only else []
         out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True).stdout  # the child prints
         results.append(json.loads(out.strip().splitlines()[-1]))
     for r in results:
@@ -490,10 +504,11 @@ def main() -> None:
             print(f"  {name[:16]:16} {m['sandboxes']:6} {m['episodes_per_min']:8.1f} {m['tokens_per_s']:8.1f} {busy:6.0%} "
                   f"{m['engine_utilisation']:6.0%} {m['mean_decode_batch']:6.1f} {m['generate_s_per_turn']:11.2f} "
                   f"{m['tool_s_per_turn']:12.2f}")  # fmt: skip
-        print(f"  async/lockstep {r['async_over_lockstep']:.2f}x episodes/min, "
-              f"{r['async_over_lockstep_tokens']:.2f}x tokens/s; async/lockstep with as many sandboxes "
-              f"{r.get('async_over_lockstep_wide', r['async_over_lockstep']):.2f}x; async/peak {r['async_over_peak']:.0%} "
-              f"(at its mean batch {r['async_over_peak_at_mean_batch']:.0%})")  # fmt: skip
+        if "async_over_lockstep" in r:
+            print(f"  async/lockstep {r['async_over_lockstep']:.2f}x episodes/min, "
+                  f"{r['async_over_lockstep_tokens']:.2f}x tokens/s; async/lockstep with as many sandboxes "
+                  f"{r.get('async_over_lockstep_wide', r['async_over_lockstep']):.2f}x")  # fmt: skip
+        print(f"  async/peak {r['async_over_peak']:.0%} (at its mean batch {r['async_over_peak_at_mean_batch']:.0%})")
         print(f"  the decode peak at batch {r['concurrency']} on the episodes' middle-turn contexts "
               f"({r['mean_episode_context']:.0f} tokens): {r['peak_at_episode_contexts']:.0f} tokens/s; "
               f"async {r['async_over_peak_at_episode_contexts']:.0%} of it")  # fmt: skip
@@ -504,6 +519,9 @@ def main() -> None:
               f"engine busy {rep['engine_utilisation']:.0%}; async {r['async_over_replay']:.0%} of it"
               + (f"; until their last episodes start, the replay {rep['steady']['tokens_per_s']:.1f} tokens/s, async "
                  f"{r['async_steady_over_replay']:.0%} of it" if rep["steady"] and "async_steady_over_replay" in r else ""))  # fmt: skip
+        print("  tokens per busy second of the engine, mean decode width (padding): " + ", ".join(
+              f"{n} {r[n]['tokens_per_busy_s']:.1f}, {r[n]['mean_decode_width']:.0f} ({r[n]['decode_padding']:.0%})"
+              for n in ("async", "replay", *RUN_NAMES[1:]) if n in r))  # fmt: skip
         if "async_over_async_in_process" in r:
             print(
                 f"  async with the engine in a process of its own / in process: {r['async_over_async_in_process']:.2f}x tokens/s"

@@ -131,6 +131,19 @@ async def test_continuous_batching_matches_one_at_a_time_greedy_generation(engin
     assert stats.generated_tokens == 4 * 16 and stats.prompt_tokens == sum(map(len, prompts)) and stats.busy_s > 0
 
 
+async def test_the_counters_say_what_each_decode_steps_attention_covered_and_how_much_was_padding(engine, prompts):
+    a, b, n = prompts[0], prompts[1], 5
+    before = engine.stats().extra
+    await asyncio.gather(*(engine.generate(p, Sampling(max_new_tokens=n, temperature=0)) for p in (a, b)))
+    after = engine.stats().extra
+    cells, context = (after[k] - before[k] for k in ("decode_cells", "decode_context_tokens"))
+    # both prefill together (their first tokens), then n - 1 steps of two rows over the longer one's width
+    steps = range(n - 1)
+    assert after["decode_steps"] - before["decode_steps"] == n - 1
+    assert cells == sum(2 * (max(len(a), len(b)) + k + 1) for k in steps)
+    assert context == sum(len(a) + len(b) + 2 * (k + 1) for k in steps)
+
+
 async def test_rows_leaving_mid_batch_hand_their_slots_to_others_and_every_row_stays_exact(engine, model, prompts):
     lengths = [3, 16, 7, 12, 1, 9]  # rows finish at different steps, so later rows move into the freed slots
     cases = [(prompts[i % len(prompts)], n) for i, n in enumerate(lengths)]

@@ -68,7 +68,9 @@ for the logits) and only the rest of its prompt is prefilled, positions going on
 
 `stats().extra` counts `prefix_hit_tokens` (prompt tokens whose KV was reused), `prefill_tokens` (the
 prompt tokens actually fed; the two add up to `prompt_tokens`), `prefix_entries`,
-`prefix_cached_tokens`, `decode_steps` and `packed_steps` (the decode steps that also prefilled).
+`prefix_cached_tokens`, `decode_steps`, `packed_steps` (the decode steps that also prefilled),
+`decode_cells` (rows x width over all decode steps: what their attention covered) and
+`decode_context_tokens` (the part of those cells that held the rows' own tokens; the rest was padding).
 """
 
 from __future__ import annotations
@@ -350,6 +352,7 @@ class HFEngine:
         self._closed, self._failure, self._pausers = False, EngineError("engine closed"), 0
         self._stats = EngineStats()
         self._steps = self._hit_tokens = self._prefill_tokens = self._packed_steps = 0
+        self._decode_cells = self._decode_context = 0  # rows x width attended, and the rows' own tokens of it
         self._prefix = PrefixCache(prefix_cache_entries)
         self.packed_prefill = packed_prefill and base.config._attn_implementation == packed.BASE
         self._epoch = 0  # bumped by every pause: the weights may have changed
@@ -453,6 +456,8 @@ class HFEngine:
                 "kv_held_tokens": held,
                 "decode_steps": self._steps,
                 "packed_steps": self._packed_steps,
+                "decode_cells": self._decode_cells,
+                "decode_context_tokens": self._decode_context,
                 "prefix_hit_tokens": self._hit_tokens,
                 "prefill_tokens": self._prefill_tokens,
                 "prefix_entries": len(self._prefix.entries),
@@ -563,7 +568,6 @@ class HFEngine:
         if self._joining and self._rows and self._packable(self._joining):
             self._step_packed(self._joining)
             self._joining = []
-            self._steps += 1
             self._packed_steps += 1
             self._retire()
             return
@@ -574,11 +578,18 @@ class HFEngine:
         if self._rows:
             slots = self._slots
             cache = slots.step_cache()
+            self._count_step()
             logits = self._forward(self._next[:, None], slots.mask(), slots.lengths[:, None], cache)
             slots.advance()
             self._next = self._record(self._rows, logits)
-            self._steps += 1
             self._retire()
+
+    def _count_step(self) -> None:
+        """Count a decode step and what its attention covers: rows x width cells, of which the rows' own tokens."""
+        slots = self._slots
+        self._steps += 1
+        self._decode_cells += slots.rows * slots.width
+        self._decode_context += sum(slots.host_lengths) + slots.rows
 
     def _forward(
         self, ids: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor, cache: DynamicCache, **kwargs
@@ -632,6 +643,7 @@ class HFEngine:
         now = time.monotonic()
         slots = self._slots
         slots.step_cache()  # a column for every row's new token
+        self._count_step()
         ids, pos, prompts = [self._next], [slots.lengths], []
         start = slots.rows
         for request in joining:
