@@ -22,7 +22,9 @@ every mode; the modes differ in how they keep it fed:
     peak           static-batch `model.generate` of the same prompts, decode only (every row generates
                    --new-tokens; the prefill is measured apart and left out), at batch = concurrency
                    on the first prompts and on the episodes' middle-turn contexts (longer: a step
-                   attends to more), and at the mean batch the engine decoded in async
+                   attends to more), and at the mean batch the engine decoded in async; also static
+                   generate on those contexts as it is, each prompt prefilled from scratch (no prefix
+                   cache, no continuous batching: the baseline engine)
     async          the scheduler with --in-flight episodes (3x the batch by default), each in its own
                    sandbox, alternating model and tools: while some run tools the rest fill the batch;
                    also measured until its last episode starts (the steady state: no drain at the end)
@@ -238,9 +240,10 @@ def engine_figures(before, after, wall: float) -> dict:
     }
 
 
-def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: int) -> float:
+def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: int, prefill: bool = False) -> float:
     """Static-batch decode: `model.generate` of every row for exactly `new_tokens`, less the same call
-    for one token (the prompts' prefill), so the figure is the engine's decode rate at this batch size."""
+    for one token (the prompts' prefill), so the figure is the engine's decode rate at this batch size.
+    With `prefill`, the whole call: static-batch generate as it is, every prompt prefilled from scratch."""
     import torch
 
     width = max(map(len, prompts))
@@ -255,6 +258,8 @@ def peak_tokens_per_s(model, prompts: list[list[int]], new_tokens: int, pad_id: 
 
     with torch.inference_mode():
         timed(1)  # warm up
+        if prefill:
+            return len(prompts) * new_tokens / timed(new_tokens)
         return len(prompts) * (new_tokens - 1) / (timed(new_tokens) - timed(1))
 
 
@@ -404,6 +409,9 @@ async def one_placement(args) -> dict:
     result["peak_tokens_per_s"] = max(result["peak_runs"])  # before and after the runs: the machine's noise
     result["peak_at_mean_batch"] = peak_tokens_per_s(engine.module, prompts[:mean_batch], args.new_tokens, fmt.end_id)
     result["peak_at_episode_contexts"] = peak_tokens_per_s(engine.module, contexts[:batch], args.new_tokens, fmt.end_id)
+    result["generate_at_episode_contexts"] = peak_tokens_per_s(
+        engine.module, contexts[:batch], args.new_tokens, fmt.end_id, prefill=True
+    )
     result["mean_episode_context"] = sum(map(len, contexts[:batch])) / batch
     await engine.close()
     if "lockstep" in result:
@@ -511,7 +519,9 @@ def main() -> None:
         print(f"  async/peak {r['async_over_peak']:.0%} (at its mean batch {r['async_over_peak_at_mean_batch']:.0%})")
         print(f"  the decode peak at batch {r['concurrency']} on the episodes' middle-turn contexts "
               f"({r['mean_episode_context']:.0f} tokens): {r['peak_at_episode_contexts']:.0f} tokens/s; "
-              f"async {r['async_over_peak_at_episode_contexts']:.0%} of it")  # fmt: skip
+              f"async {r['async_over_peak_at_episode_contexts']:.0%} of it; static generate there, its prefill "
+              f"included: {r['generate_at_episode_contexts']:.0f} tokens/s, async "
+              f"{r['async']['tokens_per_s'] / r['generate_at_episode_contexts']:.0%} of it")  # fmt: skip
         print(f"  the decode peak before and after the runs: {', '.join(f'{p:.0f}' for p in r['peak_runs'])} tokens/s")
         rep = r["replay"]
         print(f"  replay: async's {rep['calls']} model calls again, {rep['episodes']} episodes' turns back to back "
