@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import uuid
 
 import pytest
 
@@ -126,6 +127,14 @@ async def test_a_missing_image_is_a_sandbox_error_with_a_fix(podman_url):
     with pytest.raises(SandboxError, match="could not start a sandbox") as info:
         await Sandbox.create("localhost/ptrain-no-such-image:0", podman_url)
     assert info.value.fix == "ptrain images build"
+
+
+async def test_a_container_that_will_not_start_is_removed_not_left_behind(base_image, podman_url):
+    mark = {"ptrain.test": uuid.uuid4().hex}
+    with pytest.raises(SandboxError, match="could not start a sandbox"):  # created; its start finds no such user
+        await Sandbox.create(base_image, podman_url, limits=SandboxLimits(user="nosuchuser"), labels=mark)
+    left = client(podman_url).containers.list(all=True, filters={"label": f"ptrain.test={mark['ptrain.test']}"})
+    assert left == []
 
 
 async def test_a_dead_container_is_a_sandbox_error_not_a_hang(sandbox):

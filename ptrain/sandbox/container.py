@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import shutil
 import time
 import uuid
@@ -172,6 +173,7 @@ class Sandbox:
             mounts.append({"type": "tmpfs", "source": "tmpfs", "target": "/run/ptrain", "size": "1m", "mode": "1777"})
         all_labels = {LABEL: "1", f"{LABEL}.owner": owner_label(), **(labels or {})}
         podman = client(url)
+        container = None
         try:
             container = await in_thread(
                 podman.containers.create,
@@ -198,6 +200,9 @@ class Sandbox:
             )
             await in_thread(container.start)
         except Exception as e:
+            if container is not None:  # created, but its start failed or timed out: it must not linger
+                with contextlib.suppress(Exception):  # gone already, or left to `ptrain doctor --clean`
+                    await in_thread(container.remove, force=True, v=True)
             if host_dir:
                 shutil.rmtree(host_dir, ignore_errors=True)
             if isinstance(e, SandboxError):
