@@ -219,22 +219,20 @@ class SteadyWindow:
 def engine_figures(before, after, wall: float) -> dict:
     """What the engine did between two of its `stats()`, over `wall` seconds."""
     tokens = after.generated_tokens - before.generated_tokens
-    steps = after.extra["decode_steps"] - before.extra["decode_steps"]
     requests = after.requests - before.requests  # each one's first token comes from its prefill
     counts = {
         key: after.extra[key] - before.extra[key]
         for key in ("decode_steps", "prefill_tokens", "prefix_hit_tokens", "decode_cells", "decode_context_tokens")
     }
+    steps, cells, rows = counts["decode_steps"], counts["decode_cells"], tokens - requests  # rows: decoded tokens
     busy = after.busy_s - before.busy_s
     return {
         "wall_s": wall,
         "tokens_per_s": tokens / wall,
         "tokens_per_busy_s": tokens / busy if busy else 0.0,
-        "mean_decode_batch": (tokens - requests) / steps if steps else 0.0,
-        "mean_decode_width": counts["decode_cells"] / (tokens - requests) if tokens > requests else 0.0,
-        "decode_padding": 1 - counts["decode_context_tokens"] / counts["decode_cells"]
-        if counts["decode_cells"]
-        else 0.0,
+        "mean_decode_batch": rows / steps if steps else 0.0,
+        "mean_decode_width": cells / rows if rows > 0 else 0.0,
+        "decode_padding": 1 - counts["decode_context_tokens"] / cells if cells else 0.0,
         "engine_utilisation": busy / wall,
         "engine": counts | {"busy_s": busy, "requests": requests},
     }
