@@ -6,7 +6,10 @@ schemas, acting on a sandbox), a way to set a task up and collect its artifact, 
 scores the artifact in a fresh sandbox, and gold solutions as tool calls. Loading checks the
 object, so a broken plug-in is an error naming its package and what is wrong, never a crash mid-run.
 
-Data crossing the boundary is frozen dataclasses: `Task`, `ToolCall`, `Observation`, `Verdict`.
+Data crossing the boundary is frozen dataclasses: `Task`, `ToolCall`, `Observation`, `Verdict`,
+`Probe`. A taskpack may also have `probes(task) -> list[Probe]`: adversarial episodes of its own
+(attacks on its verifier), which `ptrain taskpacks check` replays beside the shared ones in
+`ptrain/probes.py`; every probe must score 0.
 """
 
 from __future__ import annotations
@@ -65,6 +68,19 @@ class Verdict:
     passed: bool
     details: Mapping[str, Any] = field(default_factory=dict)
     verifier_version: str = ""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """An adversarial episode: tool calls that try to earn reward without doing the task.
+
+    `ptrain taskpacks check` replays it as a real episode (fresh sandbox, setup, the calls, the
+    artifact, verification in another fresh sandbox) and requires a reward of 0: a probe that
+    scores is a hole in the verifier that reinforcement learning would find and learn."""
+
+    name: str  # short and stable, e.g. "atexit-rewrite": the check's table has a column per name
+    calls: tuple[ToolCall, ...]
+    description: str = ""  # what it tries, for the check's table and docs
 
 
 @runtime_checkable
