@@ -32,6 +32,11 @@ class ToolError(PtrainError):
     """A tool call the model made could not be carried out (bad path, bad arguments)."""
 
 
+class WorkspaceError(ToolError):
+    """The model left a workspace that can't be collected (over `artifact_max_mb`, unreadable, too
+    deep): the model's failure, scored 0 and trained on, never retried as infrastructure."""
+
+
 class VerifierError(PtrainError):
     """A verifier crashed, hung or returned something that is not a verdict."""
 

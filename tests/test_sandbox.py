@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from ptrain.errors import SandboxError, ToolError
+from ptrain.errors import ConfigError, SandboxError, ToolError
 from ptrain.sandbox import Sandbox, SandboxLimits
 from ptrain.sandbox.runtime import client
 
@@ -129,12 +129,17 @@ async def test_a_missing_image_is_a_sandbox_error_with_a_fix(podman_url):
     assert info.value.fix == "ptrain images build"
 
 
-async def test_a_container_that_will_not_start_is_removed_not_left_behind(base_image, podman_url):
+async def test_a_container_whose_agent_never_comes_up_is_removed_not_left_behind(base_image, podman_url):
     mark = {"ptrain.test": uuid.uuid4().hex}
-    with pytest.raises(SandboxError, match="could not start a sandbox"):  # created; its start finds no such user
-        await Sandbox.create(base_image, podman_url, limits=SandboxLimits(user="nosuchuser"), labels=mark)
+    with pytest.raises(SandboxError, match="did not come up"):  # created and started; one pid is too few for its shell
+        await Sandbox.create(base_image, podman_url, limits=SandboxLimits(pids=1), labels=mark, start_timeout_s=3)
     left = client(podman_url).containers.list(all=True, filters={"label": f"ptrain.test={mark['ptrain.test']}"})
     assert left == []
+
+
+async def test_a_sandbox_user_that_is_not_uid_colon_gid_is_a_config_error(base_image, podman_url):
+    with pytest.raises(ConfigError, match="uid:gid"):
+        await Sandbox.create(base_image, podman_url, limits=SandboxLimits(user="nosuchuser"))
 
 
 async def test_a_dead_container_is_a_sandbox_error_not_a_hang(sandbox):

@@ -10,6 +10,16 @@ Requests are `exec`, `write`, `read`, `put_tar`, `get_tar` and `ping`. Every rep
 the result or {"error": ..., "kind": ...}. Run with `--call` (request on argv, reply on stdout) it is
 the `podman exec` fallback used for remote podman hosts.
 
+The agent is sealed off from the commands it runs. It starts as root with only the capabilities it
+needs (setuid, setgid, kill, chown) and runs the shell, every command and every workspace file
+operation as the sandbox user (`PTRAIN_USER`, uid:gid): that user can't signal or ptrace the agent,
+open its file descriptors (`pidfd_getfd`) or its socket (mode 0600). After each command every
+process of the sandbox user except the shell is killed, so nothing a command started outlives its
+result; the shell's standard streams are restored around every command, so closing them breaks
+nothing. `run` starts one program (a verifier's harness) with a private report pipe on fd 3 and
+returns its exit status, output and report only after every process of the sandbox user is dead.
+Without root (an old image, or `--call` from `podman exec`) the agent runs everything as itself.
+
 Stdlib only: this file is copied into every image, whatever Python packages the image has.
 """
 
@@ -31,15 +41,59 @@ import uuid
 SOCKET_PATH = "/run/ptrain/agent.sock"
 WORKSPACE = os.environ.get("PTRAIN_WORKSPACE", "/workspace")
 STATUS_FD = 100  # bash reports "<nonce> <exit code>" on this fd after each command
+OUTPUT_FD = 101  # a copy of the output pipe: each command's stdout and stderr are set from it
+REPORT_FD = 3  # `run`: the harness writes its report here
+MAX_ENTRIES = 200_000  # a workspace with more files and directories than this is not collected
 KILL_GRACE_S = 2.0  # after a timeout kill, how long bash gets to report before it is restarted
 HEADER = struct.Struct(">I")
 MAX_HEADER_BYTES = 1 << 20
 # Commands run inside a function so that, on a timeout, SIGUSR1 makes bash `return` from it instead
 # of going on with the rest of the command once its children are dead (one function level per signal;
 # the agent keeps signalling until the command is over).
-PRELUDE = b"""__ptrain_run() { builtin eval "$__ptrain_cmd"; }
+PRELUDE = f"""__ptrain_run() {{ builtin eval "$__ptrain_cmd"; }}
 trap 'return 124 2>/dev/null' USR1
-"""
+exec {OUTPUT_FD}>&1
+""".encode()
+
+
+# -- who runs what ----------------------------------------------------------------------------
+
+
+def sandbox_user() -> tuple[int, int] | None:
+    """(uid, gid) that commands run as, or None when the agent is not root and runs them as itself."""
+    spec = os.environ.get("PTRAIN_USER", "")
+    if os.geteuid() != 0 or not spec:
+        return None
+    uid, _, gid = spec.partition(":")
+    return int(uid), int(gid or uid)
+
+
+USER = sandbox_user()
+
+
+class as_user:
+    """File operations as the sandbox user (effective ids only; the agent stays root underneath)."""
+
+    def __init__(self, root: bool = False):
+        self.drop = USER is not None and not root
+
+    def __enter__(self) -> None:
+        if self.drop:
+            os.setegid(USER[1])
+            os.seteuid(USER[0])
+
+    def __exit__(self, *exc) -> None:
+        if self.drop:
+            os.seteuid(0)
+            os.setegid(0)
+
+
+def become_user() -> None:
+    """In a forked child, before exec: the sandbox user for good (no way back to root)."""
+    if USER is not None:
+        os.setgroups([])
+        os.setgid(USER[1])
+        os.setuid(USER[0])
 
 
 # -- framing (shared with the host client, which imports these) ------------------------------
@@ -110,42 +164,52 @@ def reap(*_args) -> None:
             shell_exits[pid] = os.waitstatus_to_exitcode(status)
 
 
-def proc_stat(pid: int) -> tuple[int, int] | None:
-    """(ppid, session id) of a process, or None if it is gone."""
+def proc_stat(pid: int) -> tuple[int, int, int] | None:
+    """(ppid, session id, real uid) of a live process, or None if it is gone or a zombie. Both files
+    are readable whoever owns the process (one that made itself undumpable still shows its uid)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
-        return int(fields[1]), int(fields[3])
-    except (OSError, IndexError, ValueError):
+        if fields[0] in (b"Z", b"X"):  # dead, waiting for its parent to reap it: nothing left to kill
+            return None
+        with open(f"/proc/{pid}/status", "rb") as f:
+            uid = next(int(line.split()[1]) for line in f if line.startswith(b"Uid:"))
+        return int(fields[1]), int(fields[3]), uid
+    except (OSError, IndexError, ValueError, StopIteration):
         return None
 
 
 def shell_processes(shell_pid: int) -> list[int]:
-    """Every process the shell started: its session, and descendants that left it."""
+    """Every process the shell started: its session, descendants that left it, and (when commands
+    run as the sandbox user) every process of that user but the shell."""
     stats = {}
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) not in (os.getpid(), shell_pid):
             st = proc_stat(int(name))
             if st:
                 stats[int(name)] = st
-    found = {pid for pid, (_, sid) in stats.items() if sid == shell_pid}
+    found = {pid for pid, (_, sid, uid) in stats.items() if sid == shell_pid or (USER and uid == USER[0])}
     changed = True
     while changed:
         changed = False
-        for pid, (ppid, _) in stats.items():
+        for pid, (ppid, _, _) in stats.items():
             if pid not in found and (ppid == shell_pid or ppid in found):
                 found.add(pid)
                 changed = True
     return sorted(found)
 
 
-def kill_tree(shell_pid: int) -> None:
+def kill_tree(shell_pid: int) -> bool:
     """Kill everything the shell started, repeating until nothing is left (fork bombs).
 
     The shell and its commands share one process group (no job control), and a group-wide SIGSTOP
     is atomic with respect to fork(): the kernel restarts a fork that races it, so nothing in the
     group can make a new process once it is sent. Processes that left the group (setsid, setpgid)
-    are stopped one by one in the loop, which repeats until a scan finds nothing."""
+    are stopped one by one in the loop, which repeats until a scan finds nothing. True if there was
+    anything to kill."""
+    pids = shell_processes(shell_pid)
+    if not pids:
+        return False
     try:
         os.killpg(shell_pid, signal.SIGSTOP)
     except OSError:
@@ -154,7 +218,7 @@ def kill_tree(shell_pid: int) -> None:
         for _ in range(200):
             pids = shell_processes(shell_pid)
             if not pids:
-                return
+                return True
             for sig in (signal.SIGSTOP, signal.SIGKILL):
                 for pid in pids:
                     try:
@@ -168,6 +232,7 @@ def kill_tree(shell_pid: int) -> None:
             os.kill(shell_pid, signal.SIGCONT)
         except OSError:
             pass
+    return True
 
 
 class Shell:
@@ -205,6 +270,7 @@ class Shell:
                 os.dup2(out_w, 1)
                 os.dup2(out_w, 2)
                 os.dup2(status_w, STATUS_FD)
+                become_user()
                 os.chdir(cwd if os.path.isdir(cwd) else WORKSPACE)
                 os.execve("/bin/bash", ["bash", "--noprofile", "--norc"], env)
             finally:
@@ -218,7 +284,8 @@ class Shell:
 
     def cwd(self) -> str:
         try:
-            return os.readlink(f"/proc/{self.pid}/cwd")
+            with as_user():  # /proc/PID/cwd of another user's process is closed to root without CAP_SYS_PTRACE
+                return os.readlink(f"/proc/{self.pid}/cwd")
         except OSError:
             return WORKSPACE
 
@@ -239,7 +306,8 @@ class Shell:
         command = command.replace("\0", "")
         script = (
             f"IFS= builtin read -r -d '' __ptrain_cmd <<'__PTRAIN_{nonce}'\n{command}\n__PTRAIN_{nonce}\n"
-            f"__ptrain_run < /dev/null\n"
+            # the command's streams come from saved copies (closing them breaks nothing), and it never sees the status fd
+            f"__ptrain_run < /dev/null >&{OUTPUT_FD} 2>&{OUTPUT_FD} {STATUS_FD}>&- {OUTPUT_FD}>&-\n"
             f"builtin printf '%s %d\\n' {nonce} $? >&{STATUS_FD}\n"
         ).encode()
         output = HeadTail(max_output_bytes)
@@ -276,6 +344,8 @@ class Shell:
             elif time.monotonic() >= deadline:
                 timed_out, exit_code = True, 124
                 note = self._recover_from_timeout(nonce, output)
+        if not note and kill_tree(self.pid):  # what the command left running (`&`, setsid, a fork loop) dies now
+            self._settle(output)
         self._drain(output)
         if note:
             output.add(f"\n[ptrain: {note}]\n".encode())
@@ -343,48 +413,182 @@ def resolve(path: str) -> str:
     return path if os.path.isabs(path) else os.path.join(WORKSPACE, path)
 
 
+class WorkspaceTooLarge(Exception):
+    pass
+
+
+def tar_tree(root: str, max_bytes: int) -> bytes:
+    """A tar of `root` built without recursion (any depth) and refused past `max_bytes`.
+
+    Sizes are checked before anything is read, so a sparse 50 GB file or a 900 MB one costs a
+    stat, not the memory of the archive; symlinks are archived as links, never followed."""
+    buf = io.BytesIO()
+    entries = 0
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        stack = [(root, ".")]
+        while stack:
+            path, arcname = stack.pop()
+            entries += 1
+            if entries > MAX_ENTRIES:
+                raise WorkspaceTooLarge(f"more than {MAX_ENTRIES} files and directories")
+            info = tar.gettarinfo(path, arcname=arcname)
+            if info is None:  # a socket: nothing to archive
+                continue
+            if buf.tell() + info.size > max_bytes:
+                raise WorkspaceTooLarge(f"more than {max_bytes} bytes (at {arcname}, {info.size} bytes)")
+            if info.isreg():
+                with open(path, "rb") as f:
+                    tar.addfile(info, f)
+            else:
+                tar.addfile(info)
+            if info.isdir():
+                names = sorted(os.listdir(path), reverse=True)
+                stack += [(os.path.join(path, n), f"{arcname}/{n}") for n in names]
+    if buf.tell() > max_bytes:
+        raise WorkspaceTooLarge(f"more than {max_bytes} bytes")
+    return buf.getvalue()
+
+
+def run_program(shell: Shell, header: dict) -> tuple[dict, bytes]:
+    """Run one program (argv, env, cwd) as the sandbox user, with a report pipe on fd 3.
+
+    Its output and report come back only after every process of the sandbox user is dead (the
+    persistent shell too: it is restarted), so nothing it started can write the report, or
+    anything else, after the fact. The report is whatever reached the pipe, capped."""
+    argv, env = list(header["argv"]), dict(header.get("env") or {})
+    cwd, timeout_s = header.get("cwd") or WORKSPACE, float(header["timeout_s"])
+    output, report_max = HeadTail(int(header["max_output_bytes"])), int(header.get("max_report_bytes", 1 << 20))
+    out_r, out_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            null = os.open("/dev/null", os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(out_w, 1)
+            os.dup2(out_w, 2)
+            os.dup2(rep_w, REPORT_FD)
+            os.closerange(REPORT_FD + 1, 1 << 16)
+            become_user()
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    shell_pids.add(pid)
+    os.close(out_w)
+    os.close(rep_w)
+    for fd in (out_r, rep_r):
+        os.set_blocking(fd, False)
+    report, report_total = bytearray(), 0
+    started = time.monotonic()
+    deadline, exit_code, timed_out = started + timeout_s, None, False
+
+    def drain(fd: int) -> bool:
+        nonlocal report_total
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        if fd == out_r:
+            output.add(data)
+        else:
+            report_total += len(data)
+            report.extend(data[: max(0, report_max - len(report))])
+        return bool(data)
+
+    open_fds = [out_r, rep_r]
+    while exit_code is None:
+        ready, _, _ = select.select(open_fds, [], [], max(0.0, min(0.05, deadline - time.monotonic())))
+        for fd in ready:
+            if not drain(fd):
+                open_fds.remove(fd)
+        reap()
+        if pid in shell_exits:
+            code = shell_exits.pop(pid)
+            exit_code = 128 - code if code < 0 else code
+        elif time.monotonic() >= deadline:
+            timed_out, exit_code = True, 124
+    kill_tree(shell.pid)  # everything the program started, and the program itself on a timeout...
+    shell.restart(WORKSPACE)  # ...and the shell, which the program's processes may have reached
+    for _ in range(100):  # every writer is dead: each pipe ends at its EOF
+        reap()
+        ready, _, _ = select.select(open_fds, [], [], 0.05)
+        for fd in ready:
+            if not drain(fd):
+                open_fds.remove(fd)
+        if not open_fds:
+            break
+    for fd in (out_r, rep_r):
+        os.close(fd)
+    reply = {
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+        "truncated": output.truncated,
+        "output_bytes": output.total,
+        "duration_s": time.monotonic() - started,
+        "report_bytes": report_total,
+        "output_size": len(output.value()),
+    }
+    return reply, output.value() + bytes(report)
+
+
 def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
     op = header.get("op")
     try:
         if op == "ping":
-            return {"pid": os.getpid(), "shell_pid": shell.pid, "cwd": shell.cwd()}, b""
+            return {"pid": os.getpid(), "shell_pid": shell.pid, "cwd": shell.cwd(), "uid": os.getuid(),
+                    "user": list(USER) if USER else None}, b""  # fmt: skip
         if op == "exec":
             try:
                 return shell.run(header["command"], float(header["timeout_s"]), int(header["max_output_bytes"]))
             except OSError as e:  # the shell itself could not be run: not the command's fault
                 return {"error": f"shell failure: {e}", "kind": "shell"}, b""
-        if op == "write":
-            path = resolve(header["path"])
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            existed = os.path.exists(path)
-            with open(path, "ab" if header.get("append") else "wb") as f:
-                f.write(payload)
-            if header.get("mode") is not None or not existed:  # an edit keeps the file's mode
-                os.chmod(path, int(header.get("mode") or 0o644))
-            return {}, b""
-        if op == "read":
-            with open(resolve(header["path"]), "rb") as f:
-                data = f.read(int(header.get("max_bytes", 1 << 30)) + 1)
-            limit = int(header.get("max_bytes", 1 << 30))
-            return {"truncated": len(data) > limit}, data[:limit]
-        if op == "put_tar":
-            dest = resolve(header["path"])
-            os.makedirs(dest, exist_ok=True)
-            source = open(header["tar_path"], "rb") if "tar_path" in header else io.BytesIO(payload)
-            with source, tarfile.open(fileobj=source) as tar:
-                # "tar": no absolute or ../ member names, but symlinks restore as they were made
-                tar.extractall(dest, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
-            return {}, b""
-        if op == "get_tar":
-            buf = io.BytesIO()
-            with tarfile.open(fileobj=buf, mode="w") as tar:
-                tar.add(resolve(header["path"]), arcname=".")
-            return {}, buf.getvalue()
-        return {"error": f"unknown request {op!r}", "kind": "request"}, b""
+        if op == "run":
+            try:
+                return run_program(shell, header)
+            except OSError as e:
+                return {"error": f"could not run {header.get('argv')}: {e}", "kind": "shell"}, b""
+        with as_user(root=bool(header.get("as_root"))):  # the harness's own files are root's
+            return handle_file(header, payload)
     except OSError as e:
-        return {"error": f"{type(e).__name__}: {e.strerror or e} ({header.get('path', '')})", "kind": "file"}, b""
+        kind = "workspace" if op == "get_tar" else "file"
+        return {"error": f"{type(e).__name__}: {e.strerror or e} ({header.get('path', '')})", "kind": kind}, b""
+    except WorkspaceTooLarge as e:
+        return {"error": f"the workspace is too large to collect: {e}", "kind": "workspace"}, b""
+    except RecursionError as e:
+        return {"error": f"the workspace could not be archived: {e}", "kind": "workspace"}, b""
     except (KeyError, ValueError, TypeError, tarfile.TarError) as e:
         return {"error": f"bad {op} request: {type(e).__name__}: {e}", "kind": "request"}, b""
+
+
+def handle_file(header: dict, payload: bytes) -> tuple[dict, bytes]:
+    op = header.get("op")
+    if op == "write":
+        path = resolve(header["path"])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        existed = os.path.exists(path)
+        with open(path, "ab" if header.get("append") else "wb") as f:
+            f.write(payload)
+        if header.get("mode") is not None or not existed:  # an edit keeps the file's mode
+            os.chmod(path, int(header.get("mode") or 0o644))
+        return {}, b""
+    if op == "read":
+        limit = int(header.get("max_bytes", 1 << 30))
+        with open(resolve(header["path"]), "rb") as f:
+            data = f.read(limit + 1)
+        return {"truncated": len(data) > limit}, data[:limit]
+    if op == "put_tar":
+        dest = resolve(header["path"])
+        os.makedirs(dest, mode=int(header.get("dir_mode", 0o777)), exist_ok=True)
+        source = open(header["tar_path"], "rb") if "tar_path" in header else io.BytesIO(payload)
+        with source, tarfile.open(fileobj=source) as tar:
+            # "tar": no absolute or ../ member names, but symlinks restore as they were made
+            tar.extractall(dest, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
+        return {}, b""
+    if op == "get_tar":
+        return {}, tar_tree(resolve(header["path"]), int(header.get("max_bytes", 1 << 30)))
+    return {"error": f"unknown request {op!r}", "kind": "request"}, b""
 
 
 def read_exact(conn: socket.socket, n: int) -> bytes:
@@ -401,6 +605,11 @@ def read_exact(conn: socket.socket, n: int) -> bytes:
 def serve(path: str) -> None:
     signal.signal(signal.SIGCHLD, reap)
     os.makedirs(WORKSPACE, exist_ok=True)
+    if USER is not None:  # the workspace tmpfs (and the image's files in it) are root's: hand them over
+        os.setgroups([])
+        for top, _dirs, files in os.walk(WORKSPACE):
+            for name in [top, *(os.path.join(top, n) for n in files)]:
+                os.lchown(name, *USER)
     shell = Shell()
     try:
         os.unlink(path)
@@ -408,7 +617,7 @@ def serve(path: str) -> None:
         pass
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path + ".tmp")
-    os.chmod(path + ".tmp", 0o666)
+    os.chmod(path + ".tmp", 0o600 if USER is not None else 0o666)  # the sandbox user must not connect
     os.rename(path + ".tmp", path)  # the host polls for the socket: it appears ready or not at all
     server.listen(8)
     while True:

@@ -1,7 +1,10 @@
 """One sandbox: an isolated podman container with the exec agent as its main process.
 
 The container has no network, memory/pids/CPU limits, a read-only root filesystem, a size-limited
-tmpfs workspace, no capabilities, a non-root user and ptrain's label. Commands go to the agent's
+tmpfs workspace and ptrain's label. Its exec agent runs as root with four capabilities (setuid,
+setgid, kill, chown) and runs every command as the non-root sandbox user, which can reach neither
+the agent's process nor its socket (see agent.py). The host trusts no reply frame further than the
+request allows: a header over 64 KiB or a body over the request's own cap breaks the sandbox. Commands go to the agent's
 persistent shell over a unix socket in a bind-mounted directory (`SocketTransport`), or, for
 remote podman hosts where no host directory can be mounted, through `podman exec` of the agent in
 `--call` mode (`ExecTransport`). The API is async so a scheduler can keep many sandboxes busy;
@@ -13,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import re
 import shutil
 import time
 import uuid
@@ -20,12 +24,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ptrain.errors import SandboxError, ToolError
+from ptrain.errors import ConfigError, SandboxError, ToolError, WorkspaceError
 from ptrain.sandbox import agent
 from ptrain.sandbox.images import AGENT_PATH
 from ptrain.sandbox.runtime import LABEL, client, default_url, owner_label, socket_dir
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
+MAX_REPLY_HEADER_BYTES = 64 * 1024
+FRAME_SLACK_BYTES = 4096  # the cut marker and the agent's notes beside a capped output
+AGENT_CAPABILITIES = ["CHOWN", "SETUID", "SETGID", "KILL"]
 CALL_CHUNK_BYTES = 64 * 1024  # argv of one `podman exec` holds at most 128 KiB
 _podman_threads = ThreadPoolExecutor(max_workers=32, thread_name_prefix="ptrain-podman")
 
@@ -39,6 +46,19 @@ class SandboxLimits:
     tmp_mb: int = 256
     user: str = "1000:1000"
     cpuset: str = ""  # host cores the container may use, e.g. "1" or "2-7" (empty: any)
+    artifact_max_mb: int = 64  # a workspace larger than this is not collected: the model's failure
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A program run by `Sandbox.run`: its exit status, its output, and what it wrote to fd 3."""
+
+    exit_code: int
+    output: str
+    report: bytes
+    timed_out: bool = False
+    report_bytes: int = 0  # before capping
+    duration_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,13 @@ class ExecResult:
 
 async def in_thread(fn, *args, **kwargs):
     return await asyncio.get_running_loop().run_in_executor(_podman_threads, lambda: fn(*args, **kwargs))
+
+
+def bounded(n: object, limit: int, what: str) -> int:
+    """`n` if it is a size within `limit`; else SandboxError, before a byte of it is read."""
+    if not isinstance(n, int) or not 0 <= n <= limit:
+        raise SandboxError(f"the exec agent sent a {what} of {n!r} bytes, more than this request allows ({limit})")
+    return n
 
 
 class SocketTransport:
@@ -79,13 +106,15 @@ class SocketTransport:
                     raise SandboxError(f"exec agent did not come up at {self.path}: {e}") from e
                 await asyncio.sleep(0.002)
 
-    async def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+    async def call(self, header: dict, payload: bytes, max_reply_bytes: int) -> tuple[dict, bytes]:
         async with self.lock:
             self.writer.write(agent.encode(header, payload))
             await self.writer.drain()
             (n,) = agent.HEADER.unpack(await self.reader.readexactly(agent.HEADER.size))
-            reply = agent.decode_header(await self.reader.readexactly(n))
-            return reply, await self.reader.readexactly(reply.get("size", 0))
+            reply = agent.decode_header(
+                await self.reader.readexactly(bounded(n, MAX_REPLY_HEADER_BYTES, "reply header"))
+            )
+            return reply, await self.reader.readexactly(bounded(reply.get("size", 0), max_reply_bytes, "reply"))
 
     async def close(self) -> None:
         if self.writer:
@@ -102,14 +131,14 @@ class ExecTransport:
         deadline = time.monotonic() + timeout_s
         while True:
             try:
-                await self.call({"op": "ping"}, b"")
+                await self.call({"op": "ping"}, b"", MAX_REPLY_HEADER_BYTES)
                 return
             except SandboxError:
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.05)
 
-    async def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+    async def call(self, header: dict, payload: bytes, max_reply_bytes: int) -> tuple[dict, bytes]:
         request = base64.b64encode(agent.encode(header, payload)).decode()
         try:
             code, out = await in_thread(self.container.exec_run, ["python3", AGENT_PATH, "--call", request], demux=True)
@@ -120,8 +149,11 @@ class ExecTransport:
             raise SandboxError(f"podman exec of the agent failed ({code}): {(stderr or b'').decode()[-500:]}")
         raw = base64.b64decode(stdout or b"")
         (n,) = agent.HEADER.unpack(raw[: agent.HEADER.size])
-        reply = agent.decode_header(raw[agent.HEADER.size : agent.HEADER.size + n])
-        return reply, raw[agent.HEADER.size + n :]
+        reply = agent.decode_header(
+            raw[agent.HEADER.size : agent.HEADER.size + bounded(n, MAX_REPLY_HEADER_BYTES, "reply header")]
+        )
+        body = raw[agent.HEADER.size + n :]
+        return reply, body[: bounded(len(body), max_reply_bytes, "reply")]
 
     async def close(self) -> None:
         pass
@@ -138,6 +170,7 @@ class Sandbox:
     broken: str | None = None  # why this sandbox can no longer be used, once it can't
     created_s: float = 0.0
     labels: dict = field(default_factory=dict)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
 
     @property
     def name(self) -> str:
@@ -156,6 +189,8 @@ class Sandbox:
     ) -> Sandbox:
         """Start a container from `image`; `workdir` is its writable tmpfs (image files there are copied up)."""
         started = time.monotonic()
+        if not re.fullmatch(r"\d+:\d+", limits.user) or limits.user.startswith("0:"):
+            raise ConfigError(f"the sandbox user must be a non-root uid:gid such as 1000:1000, not {limits.user!r}")
         url = url or default_url()
         local = transport == "socket" or (transport == "auto" and url.startswith("unix://"))
         name = f"ptrain-{uuid.uuid4().hex[:12]}"
@@ -191,10 +226,11 @@ class Sandbox:
                 read_only=True,
                 mounts=mounts,
                 cap_drop=["ALL"],
+                cap_add=AGENT_CAPABILITIES,
                 security_opt=["no-new-privileges"],
-                user=limits.user,
+                user="0:0",  # the agent; it runs every command as limits.user
                 working_dir=workdir,
-                environment={"PTRAIN_WORKSPACE": workdir},
+                environment={"PTRAIN_WORKSPACE": workdir, "PTRAIN_USER": limits.user},
                 hostname="sandbox",
                 stop_timeout=0,
             )
@@ -210,7 +246,7 @@ class Sandbox:
             fix = "ptrain images build" if "image not known" in str(e) else "ptrain doctor"
             raise SandboxError(f"could not start a sandbox from {image} on {url}: {e}", fix=fix) from e
         conn = SocketTransport(host_dir / "agent.sock") if local else ExecTransport(container)
-        sandbox = cls(container, url, conn, host_dir, labels=all_labels)
+        sandbox = cls(container, url, conn, host_dir, labels=all_labels, limits=limits)
         try:
             await conn.connect(start_timeout_s)
         except BaseException:
@@ -221,17 +257,21 @@ class Sandbox:
         sandbox.created_s = time.monotonic() - started
         return sandbox
 
-    async def request(self, header: dict, payload: bytes = b"", timeout_s: float = 60.0) -> tuple[dict, bytes]:
-        """One agent request; an agent that dies or hangs breaks the sandbox (SandboxError)."""
+    async def request(
+        self, header: dict, payload: bytes = b"", timeout_s: float = 60.0, max_reply_bytes: int = MAX_REPLY_HEADER_BYTES
+    ) -> tuple[dict, bytes]:
+        """One agent request; an agent that dies, hangs or sends more than `max_reply_bytes` breaks
+        the sandbox (SandboxError)."""
         if self.broken:
             raise SandboxError(f"sandbox {self.name} is unusable: {self.broken}")
         try:
-            reply, data = await asyncio.wait_for(self.transport.call(header, payload), timeout_s)
+            reply, data = await asyncio.wait_for(self.transport.call(header, payload, max_reply_bytes), timeout_s)
         except (TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError, ValueError, SandboxError) as e:
             self.broken = f"the exec agent stopped answering ({type(e).__name__}: {e})"
             raise SandboxError(f"sandbox {self.name}: {self.broken}") from e
         if "error" in reply:
-            error = ToolError if reply.get("kind") == "file" else SandboxError
+            kind = reply.get("kind")
+            error = WorkspaceError if kind == "workspace" else ToolError if kind == "file" else SandboxError
             raise error(reply["error"])
         return reply, data
 
@@ -240,7 +280,8 @@ class Sandbox:
     ) -> ExecResult:
         """Run `command` in the persistent shell; past `timeout_s` everything it started is killed."""
         header = {"op": "exec", "command": command, "timeout_s": timeout_s, "max_output_bytes": max_output_bytes}
-        reply, data = await self.request(header, timeout_s=timeout_s + agent.KILL_GRACE_S + 10)
+        reply, data = await self.request(header, timeout_s=timeout_s + agent.KILL_GRACE_S + 10,
+                                         max_reply_bytes=max_output_bytes + FRAME_SLACK_BYTES)  # fmt: skip
         return ExecResult(
             exit_code=reply["exit_code"],
             output=data.decode("utf-8", errors="replace"),
@@ -250,38 +291,71 @@ class Sandbox:
             duration_s=reply["duration_s"],
         )
 
-    async def write_file(self, path: str, data: bytes | str, mode: int | None = None) -> None:
+    async def write_file(self, path: str, data: bytes | str, mode: int | None = None, as_root: bool = False) -> None:
         """Write a file (relative paths are under the workdir; an existing file keeps its mode unless
-        `mode` is given; a new one gets 0o644). ToolError if it can't be written."""
+        `mode` is given; a new one gets 0o644) as the sandbox user, or as root (`as_root`: a
+        verifier's own files, which commands can read but not change). ToolError if it can't be written."""
         data = data.encode() if isinstance(data, str) else data
         if isinstance(self.transport, SocketTransport):
-            await self.request({"op": "write", "path": path, "mode": mode}, data)
+            await self.request({"op": "write", "path": path, "mode": mode, "as_root": as_root}, data)
             return
         for i in range(0, max(len(data), 1), CALL_CHUNK_BYTES):
-            header = {"op": "write", "path": path, "mode": mode, "append": i > 0}
+            header = {"op": "write", "path": path, "mode": mode, "append": i > 0, "as_root": as_root}
             await self.request(header, data[i : i + CALL_CHUNK_BYTES])
 
-    async def read_file(self, path: str, max_bytes: int = 1 << 30) -> bytes:
-        _, data = await self.request({"op": "read", "path": path, "max_bytes": max_bytes})
+    async def read_file(self, path: str, max_bytes: int = 1 << 30, as_root: bool = False) -> bytes:
+        """A file's first `max_bytes`, read as the sandbox user (or root, for a verifier's own files)."""
+        header = {"op": "read", "path": path, "max_bytes": max_bytes, "as_root": as_root}
+        _, data = await self.request(header, max_reply_bytes=max_bytes)
         return data
 
-    async def put_tar(self, path: str, tar: bytes) -> None:
-        """Extract a tar archive into `path` (created if missing)."""
+    async def put_tar(self, path: str, tar: bytes, as_root: bool = False) -> None:
+        """Extract a tar archive into `path` (created if missing), as the sandbox user or as root."""
         if isinstance(self.transport, SocketTransport):
-            await self.request({"op": "put_tar", "path": path}, tar, timeout_s=300)
+            await self.request({"op": "put_tar", "path": path, "as_root": as_root}, tar, timeout_s=300)
             return
         staging = f"/tmp/.ptrain-upload-{uuid.uuid4().hex}.tar"
-        await self.write_file(staging, tar)
-        await self.request({"op": "put_tar", "path": path, "tar_path": staging}, timeout_s=300)
-        await self.request({"op": "exec", "command": f"rm -f {staging}", "timeout_s": 10, "max_output_bytes": 1024})
+        await self.write_file(staging, tar, as_root=as_root)
+        await self.request({"op": "put_tar", "path": path, "tar_path": staging, "as_root": as_root}, timeout_s=300)
+        await self.request({"op": "exec", "command": f"rm -f {staging}", "timeout_s": 10, "max_output_bytes": 1024},
+                           max_reply_bytes=1024 + FRAME_SLACK_BYTES)  # fmt: skip
 
-    async def get_tar(self, path: str = ".") -> bytes:
-        """A tar archive of `path` (a directory or a file; by default the workdir)."""
-        _, data = await self.request({"op": "get_tar", "path": path}, timeout_s=300)
+    async def get_tar(self, path: str = ".", max_bytes: int | None = None) -> bytes:
+        """A tar archive of `path` (a directory or a file; by default the workdir). Past `max_bytes`
+        (the limits' `artifact_max_mb`) it is refused: WorkspaceError, the model's failure."""
+        limit = max_bytes if max_bytes is not None else self.limits.artifact_max_mb << 20
+        _, data = await self.request({"op": "get_tar", "path": path, "max_bytes": limit}, timeout_s=300,
+                                     max_reply_bytes=limit)  # fmt: skip
         return data
 
+    async def run(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str,
+        timeout_s: float,
+        max_output_bytes: int = 8192,
+        max_report_bytes: int = 1 << 20,
+    ) -> RunResult:
+        """Run one program as the sandbox user with a private report pipe on fd 3 (a verifier's
+        harness). It returns once everything of the sandbox user is dead, so the report is what
+        the program wrote, and nothing it started can add to it later."""
+        header = {"op": "run", "argv": argv, "env": env, "cwd": cwd, "timeout_s": timeout_s,
+                  "max_output_bytes": max_output_bytes, "max_report_bytes": max_report_bytes}  # fmt: skip
+        reply, data = await self.request(header, timeout_s=timeout_s + agent.KILL_GRACE_S + 20,
+                                         max_reply_bytes=max_output_bytes + max_report_bytes + FRAME_SLACK_BYTES)  # fmt: skip
+        n = bounded(reply.get("output_size", 0), len(data), "run output")
+        return RunResult(
+            exit_code=reply["exit_code"],
+            output=data[:n].decode("utf-8", errors="replace"),
+            report=data[n:],
+            timed_out=reply["timed_out"],
+            report_bytes=reply["report_bytes"],
+            duration_s=reply["duration_s"],
+        )
+
     async def ping(self) -> dict:
-        reply, _ = await self.request({"op": "ping"}, timeout_s=10)
+        reply, _ = await self.request({"op": "ping"}, timeout_s=10)  # fmt: skip
         return reply
 
     async def close(self) -> None:
