@@ -26,12 +26,15 @@ def test_finqa_items_become_test_tasks_with_their_own_one_page_filing():
         t.split == "test" and t.category == "finqa" and not check_task(t) for t in tasks.values()
     )
     growth = tasks["imported/finqa/acme-2019-page-42-pdf-1"]
-    assert growth.metadata["gold"] == pytest.approx({"kind": "number", "value": 13.636, "decimals": 1, "percent": True,
-                                                      "ignore_scale": True})  # fmt: skip
+    gold = dict(growth.metadata["gold"])
+    assert gold.pop("official") == {"dataset": "finqa", "exe_ans": 0.13636} and gold.pop("units") == [1e6]
+    assert gold == pytest.approx({"kind": "number", "value": 13.636, "decimals": 1, "percent": True,
+                                  "ignore_scale": True, "percent_as_fraction": True})  # fmt: skip
     assert growth.difficulty == "medium"
     page = json.loads(growth.files["filings/.index/pages.jsonl"])
     assert page["tables"][0]["rows"][0] == ["net sales", "$ 1,250", "$ 1,100"] and "higher volumes" in page["text"]
-    assert tasks["imported/finqa/bolt-2017-page-18-pdf-4"].metadata["gold"] == {"kind": "yesno", "value": "yes"}
+    assert tasks["imported/finqa/bolt-2017-page-18-pdf-4"].metadata["gold"] == {
+        "kind": "yesno", "value": "yes", "official": {"dataset": "finqa", "exe_ans": "yes"}}  # fmt: skip
 
 
 def test_finqa_percentages_accept_the_percent_or_the_fraction_and_ignore_unknown_scales():
@@ -45,11 +48,12 @@ def test_tatqa_questions_keep_their_scale_and_answer_type():
     tasks = by_id(load_file(FIXTURES / "tatqa_sample.json"))
     assert len(tasks) == 6 and {t.category for t in tasks.values()} == {"tatqa"}
     revenue = tasks["imported/tatqa/q-0001"].metadata["gold"]
-    assert revenue == {"kind": "number", "value": 45_210_000.0, "scale": 1e3, "decimals": 0}
+    official = {"dataset": "tatqa", "answer": ["45,210"], "answer_type": "span", "scale": "thousand"}
+    assert revenue == {"kind": "number", "value": 45_210_000.0, "scale": 1e3, "decimals": 0, "official": official}
     assert score("$45.21 million", revenue)["passed"] and score("45,210", revenue)["passed"]
     assert not score("45,210 million", revenue)["passed"]
     assert tasks["imported/tatqa/q-0003"].metadata["gold"]["percent"]
-    assert tasks["imported/tatqa/q-0004"].metadata["gold"] == {"kind": "spans", "value": ["Services", "Licensing"]}
+    assert tasks["imported/tatqa/q-0004"].metadata["gold"]["value"] == ["Services", "Licensing"]
     assert tasks["imported/tatqa/q-0006"].metadata["gold"]["kind"] == "text"
     assert {t.difficulty for t in tasks.values()} == {"easy", "medium", "hard"}
 

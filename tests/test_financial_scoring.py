@@ -148,3 +148,97 @@ def test_every_generated_question_gold_scores_one_and_an_empty_or_wrong_scale_an
                 else answer.replace(" thousand", " million")
             )
             assert score(wrong, gold)["reward"] == 0.0, (q.id, wrong)
+
+
+SPANS = {"kind": "spans", "value": ["Sales and marketing", "Research and development"]}
+MONEY_SPANS = {"kind": "spans", "value": ["$1,496", "$1,234"], "scale": 1e3}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Sales and marketing, Research and development",
+        "Research and development; Sales and marketing",
+        "Sales and marketing and Research and development",
+        "- Sales and marketing\n- Research and development",
+    ],
+)
+def test_multi_span_golds_with_and_inside_a_span_match_in_any_order(answer):
+    assert score(answer, SPANS)["passed"], answer
+
+
+@pytest.mark.parametrize(
+    "answer", ["Sales and marketing", "Sales, marketing, Research and development", "Sales and marketing, R&D, Legal"]
+)
+def test_missing_split_or_extra_spans_fail_with_a_drop_f1_below_one(answer):
+    verdict = score(answer, SPANS)
+    assert not verdict["passed"] and verdict["reward"] == 0.0 and verdict["f1"] < 1.0
+
+
+def test_drop_f1_aligns_spans_one_to_one_and_averages_over_the_longer_list():
+    assert score("Sales and marketing", SPANS)["f1"] == 0.5  # one span right of two
+    assert score("Sales and marketing, Research and development, Legal", SPANS)["f1"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    "answer", ["$1,496 and $1,234", "$1,234 thousand, $1,496 thousand", "$1.496 million; $1.234 million"]
+)
+def test_money_spans_keep_their_thousands_separators_and_compare_as_figures(answer):
+    assert score(answer, MONEY_SPANS)["passed"], answer
+    assert not score("$1,496", MONEY_SPANS)["passed"] and not score("$1,496 million and $1,234", MONEY_SPANS)["passed"]
+
+
+@pytest.mark.parametrize("answer", ["$4,512,000,000", "4512000000", "$4.512 billion", "4,512", "$4,512 million"])
+def test_a_figure_is_right_at_the_gold_scale_or_in_absolute_terms(answer):
+    assert score(answer, {"kind": "number", "value": 4512e6, "scale": 1e6, "decimals": 0})["passed"], answer
+
+
+def test_a_percentage_is_a_fraction_for_finqa_golds_and_never_a_wrong_number():
+    finqa = {"kind": "number", "value": 2.5, "decimals": 1, "ignore_scale": True, "percent_as_fraction": True}
+    assert score("250%", finqa)["passed"] and score("2.5", finqa)["passed"]
+    assert not score("2.5%", finqa)["passed"] and not score("250", finqa)["passed"]
+    stated = {"kind": "number", "value": 250.0, "decimals": 0, "percent": True, "ignore_scale": True}  # answer "250%"
+    assert score("250%", stated)["passed"] and score("2.5", stated)["passed"] and not score("2.5%", stated)["passed"]
+
+
+@pytest.mark.parametrize(
+    "answer, value",
+    [
+        ("a decrease of 5", -5),
+        ("decreased by 5", -5),
+        ("(5)", -5),
+        ("5 decrease", -5),
+        ("fell by $5 million", -5),
+        ("fell to $5 million", 5),
+        ("an increase of 5", 5),
+        ("(2019)", 2019),
+    ],
+)
+def test_sign_words_and_accounting_parentheses_give_the_sign(answer, value):
+    assert pick_number(answer)[0]["value"] == value, answer
+
+
+def test_an_answer_listing_candidates_fails_even_when_the_gold_is_first():
+    assert not score("1,234, 1,300, 1,500", MILLIONS)["passed"]
+    assert score("$1,234 million = $1,234,000,000", MILLIONS)["passed"]  # one figure, two forms
+    assert score("In fiscal 2024 revenue was $1,234 million", MILLIONS)["passed"]  # years are not figures
+
+
+def test_yes_and_no_together_answer_nothing():
+    for gold in ("yes", "no"):
+        assert not score("yes and no", {"kind": "yesno", "value": gold})["passed"]
+        assert not score("Yes / No", {"kind": "yesno", "value": gold})["passed"]
+
+
+def test_scale_words_on_finqa_figures_must_be_ones_the_excerpt_uses():
+    gold = {"kind": "number", "value": 282.0, "decimals": 0, "ignore_scale": True, "units": [1e3]}
+    assert score("$282 thousand", gold)["passed"] and score("282", gold)["passed"]
+    assert not score("282 million", gold)["passed"] and not score("282 billion", gold)["passed"]
+
+
+def test_no_generated_question_is_a_coin_flip_and_no_constant_answer_pays():
+    questions = all_questions()
+    assert len(questions) == 1742 and not {q.kind for q in questions} & {"yesno", "text"}
+    answers = [display(q) for q in questions]
+    best = max(set(answers), key=answers.count)
+    assert answers.count(best) / len(answers) < 0.01, best  # measured: 8 of 1,742 ("17.5%")

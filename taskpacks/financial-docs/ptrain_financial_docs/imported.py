@@ -9,9 +9,13 @@ sets are for held-out evaluation), whose workspace holds its own filing: the que
 table as a one-page document with the same index the tools read, so search, read and tables work
 unchanged.
 
-Golds: FinQA's `exe_ans` (a fraction becomes a percentage when the answer is written with %; its
-unit is unknown, so scale words are ignored); TAT-QA's answer with its `scale` (thousand, million,
-billion, percent), spans compared as normalised text.
+Golds: FinQA's `exe_ans` (a fraction becomes a percentage when the answer is written with %, and
+"250%" reads as 2.5 as FinQA's own evaluation reads it; the unit is unknown, so the bare number is
+compared and only the scale words the excerpt uses are allowed); TAT-QA's answer with its `scale`
+(thousand, million, billion, percent), spans aligned one-to-one. Each gold also keeps the dataset's
+own answer (`gold["official"]`), so every verdict reports the official metric beside the strict one
+(see image/official.py). `$PTRAIN_FINANCIAL_SCORING=official` makes the official exact match the
+reward of imported tasks (`metadata["scoring"]`); the default, `strict`, keeps the strict pass/fail.
 """
 
 from __future__ import annotations
@@ -31,6 +35,21 @@ from ptrain_financial_docs.htmldoc import table_text
 from ptrain_financial_docs.image.fscore import parse_numbers, score
 
 SCALES = {"": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+SCORING = ("strict", "official")
+UNIT_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def scoring() -> str:
+    """How imported tasks are rewarded: `strict` (default) or `official` ($PTRAIN_FINANCIAL_SCORING)."""
+    mode = os.environ.get("PTRAIN_FINANCIAL_SCORING", "strict")
+    if mode not in SCORING:
+        raise ConfigError(f"PTRAIN_FINANCIAL_SCORING is {mode!r}", fix=f"set it to one of {', '.join(SCORING)}")
+    return mode
+
+
+def units_of(text: str) -> list[float]:
+    """The scale factors an excerpt states amounts in ("in thousands", "$2.1 million")."""
+    return sorted({f for word, f in UNIT_WORDS.items() if re.search(rf"\b{word}s?\b", text, re.I)})
 
 
 def import_dir() -> Path:
@@ -76,61 +95,85 @@ def slug(text: str) -> str:
 
 
 def task_of(
-    source: str, key: str, question: str, gold: dict, answer: str, files: dict, difficulty: str, doc: str
+    source: str,
+    key: str,
+    question: str,
+    gold: dict,
+    answer: str,
+    files: dict,
+    difficulty: str,
+    doc: str,
+    alternatives: tuple[str, ...] = (),
 ) -> Task:
-    display = answer if score(answer, gold)["passed"] else str(gold["value"])
+    mode = scoring()
+    candidates = [answer, *alternatives, str(gold["value"])]
+    display = next((c for c in candidates if score(c, {**gold, "mode": mode})["passed"]), candidates[0])
     instruction = (
         f"{question}\n\nThe filing excerpt this question is about is in /workspace/filings (document {doc}). "
         "Use read, tables, search and python, then submit the answer with its unit."
     )
-    meta = {"gold": gold, "display": display, "doc": doc, "source": source}
+    meta = {"gold": gold, "display": display, "doc": doc, "source": source, "scoring": mode}
     return Task(f"imported/{source}/{key}", instruction, source, difficulty, "test", files=files, metadata=meta)
+
+
+def finqa_gold(qa: dict, excerpt: str) -> dict:
+    exe, answer = qa.get("exe_ans"), str(qa.get("answer", ""))
+    if isinstance(exe, str) and exe.lower() in ("yes", "no"):
+        return {"kind": "yesno", "value": exe.lower(), "official": {"dataset": "finqa", "exe_ans": exe.lower()}}
+    value = float(exe)
+    stated = parse_numbers(answer)
+    percent = answer.strip().endswith("%")
+    said = abs(stated[0]["value"]) if stated else 0.0
+    if percent and stated and abs(said - abs(value) * 100) < abs(said - abs(value)):
+        value *= 100  # exe_ans is the fraction, the answer the percentage (13.6% for 0.13636, 250% for 2.5)
+    decimals = decimals_of(answer) if stated else 2
+    return {"kind": "number", "value": value, "decimals": decimals, "percent": percent, "ignore_scale": True,
+            "units": units_of(excerpt), "percent_as_fraction": True, "official": {"dataset": "finqa", "exe_ans": exe}}  # fmt: skip
 
 
 def finqa_tasks(items: list[dict]) -> list[Task]:
     tasks = []
     for item in items:
         qa = item["qa"]
-        exe, answer = qa.get("exe_ans"), str(qa.get("answer", ""))
-        if isinstance(exe, str) and exe.lower() in ("yes", "no"):
-            gold: dict = {"kind": "yesno", "value": exe.lower()}
-        else:
-            value = float(exe)
-            stated = parse_numbers(answer)
-            percent = answer.strip().endswith("%")
-            if (
-                percent
-                and stated
-                and abs(value) < 2
-                and abs(abs(stated[0]["value"]) - abs(value) * 100) <= 0.5 + abs(value)
-            ):
-                value *= 100  # exe_ans is the fraction, the answer the percentage
-            decimals = decimals_of(answer) if stated else 2
-            gold = {"kind": "number", "value": value, "decimals": decimals, "percent": percent, "ignore_scale": True}
         doc = slug(item.get("id", item.get("filename", "finqa")))[:60]
         text = "\n".join([*item.get("pre_text", []), "", *item.get("post_text", [])])
-        files = one_page_filing(doc, f"{item.get('filename', doc)} (FinQA)", text, item.get("table", []))
+        table = item.get("table", [])
+        gold = finqa_gold(qa, "\n".join([text, *(" ".join(map(str, row)) for row in table)]))
+        files = one_page_filing(doc, f"{item.get('filename', doc)} (FinQA)", text, table)
         steps = len(qa.get("steps", [])) or str(qa.get("program", "")).count("(")
         difficulty = "easy" if steps <= 1 else "medium" if steps == 2 else "hard"
-        tasks.append(task_of("finqa", doc, qa["question"], gold, answer or str(exe), files, difficulty, doc))
+        exe = qa.get("exe_ans")
+        answer = str(qa.get("answer", "")) or str(exe)
+        executed = (f"{round(float(exe), 5)!r}",) if not isinstance(exe, str) else ()  # what the official metric pays
+        tasks.append(task_of("finqa", doc, qa["question"], gold, answer, files, difficulty, doc, executed))
     return tasks
 
 
 def tatqa_gold(q: dict) -> tuple[dict, str]:
-    answer, scale = q["answer"], q.get("scale", "")
+    answer, scale = q["answer"], q.get("scale", "") or ""
+    official = {"dataset": "tatqa", "answer": answer, "answer_type": q.get("answer_type", "span"), "scale": scale}
     spans = answer if isinstance(answer, list) else [answer]
     if q.get("answer_type") == "multi-span":
-        return {"kind": "spans", "value": [str(s) for s in spans]}, ", ".join(map(str, spans))
+        gold = {"kind": "spans", "value": [str(s) for s in spans], "official": official}
+        if scale == "percent":
+            gold["percent"] = True
+        elif scale:
+            gold["scale"] = SCALES.get(scale, 1.0)
+        suffix = "%" if scale == "percent" else f" {scale}" if scale else ""
+        shown = [f"{s}{suffix}" if parse_numbers(str(s)) else str(s) for s in spans]
+        separator = "; " if any("," in s or ";" in s for s in shown) else ", "
+        return gold, separator.join(shown)
     text = str(spans[0])
     numbers = parse_numbers(text)
     if not numbers or q.get("answer_type") == "span" and len(text) > len(numbers[0]["text"]) + 4:
-        return {"kind": "text", "value": text, "aliases": []}, text
+        return {"kind": "text", "value": text, "aliases": [], "official": official}, text
     value = numbers[0]["value"]
     if scale == "percent":
-        gold = {"kind": "number", "value": value, "decimals": decimals_of(text), "percent": True}
+        gold = {"kind": "number", "value": value, "decimals": decimals_of(text), "percent": True, "official": official}
         return gold, f"{text}%"
     factor = SCALES.get(scale, 1.0)
-    gold = {"kind": "number", "value": value * factor, "scale": factor, "decimals": decimals_of(text)}
+    gold = {"kind": "number", "value": value * factor, "scale": factor, "decimals": decimals_of(text),
+            "official": official}  # fmt: skip
     return gold, f"{text} {scale}".strip()
 
 

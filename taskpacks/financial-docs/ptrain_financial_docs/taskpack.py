@@ -2,7 +2,9 @@
 
 Generated questions over the universe's filings are split by company (`split_of(company id)`),
 so a test company's filings are never asked about in training (cross-company questions pair
-companies of one split). Imported FinQA / TAT-QA questions are all `test`.
+companies of one split). Imported FinQA / TAT-QA questions are all `test`; their verdicts carry the
+official metric too, and `metadata["scoring"]` says which one is the reward (see imported.py).
+`probes(task)` are the taskpack's own attacks on its scorer (see probes.py).
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from pathlib import Path
 
 from ptrain.sandbox.container import Sandbox
 from ptrain.sandbox.images import ImageSpec
-from ptrain.taskpack import WORKSPACE, Task, ToolCall, Verdict, place_files
+from ptrain.taskpack import WORKSPACE, Probe, Task, ToolCall, Verdict, place_files
 from ptrain_financial_docs.corpus import corpus_tar, sections
 from ptrain_financial_docs.imported import load_imported
+from ptrain_financial_docs.probes import probes as answer_probes
 from ptrain_financial_docs.questions import Question, display, gold_answer, gold_code
 from ptrain_financial_docs.templates import all_questions
 from ptrain_financial_docs.tools import analyst_tools
 from ptrain_financial_docs.universe import company, universe
 from ptrain_financial_docs.verifier import score_in_sandbox, submitted_answer
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 READ_ITEMS = ("employees", "dps", "recast")  # facts stated in prose: gold reads the page, not its tables
 INSTRUCTIONS = (
     "{question}\n\nThe annual reports (Form 10-K) of {n} companies for fiscal {first} to {last} are in "
@@ -69,7 +72,11 @@ class FinancialDocs:
         return await submitted_answer(sandbox)
 
     async def verify(self, task: Task, artifact: bytes, sandbox: Sandbox) -> Verdict:
-        return await score_in_sandbox(sandbox, artifact, task.metadata["gold"], f"{self.name}/{self.version}")
+        gold = {**task.metadata["gold"], "mode": task.metadata.get("scoring", "strict")}
+        return await score_in_sandbox(sandbox, artifact, gold, f"{self.name}/{self.version}")
+
+    def probes(self, task: Task) -> list[Probe]:
+        return answer_probes(task)
 
     def gold(self, task: Task) -> list[ToolCall] | None:
         meta = task.metadata

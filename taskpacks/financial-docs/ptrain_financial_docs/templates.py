@@ -5,8 +5,9 @@ Five categories in three tiers:
 - growth (medium: year over year from one report; hard: CAGR across reports);
 - ratio (medium): margins, current ratio, debt to equity, ROE and ROA on average balances, days
   sales outstanding, inventory turnover, interest coverage, free cash flow;
-- comparison (medium: one company across years; hard: two companies, possibly in different units);
-- footnote (medium/hard): debt maturities, geographic revenue, the effective tax rate, dividends
+- comparison (medium: one company across years; hard: two companies, possibly in different units),
+  always as a figure (a gap or a ratio), never yes/no or "which of the two", so a guess pays nothing;
+- footnote (medium/hard): debt maturities, geographic revenue, the pretax margin, dividends
   per share, segment margins, and the restatement (how much was moved; margins as restated or as
   originally reported).
 Phrasing is drawn from several forms per template by a seeded generator; definitions that analysts
@@ -159,8 +160,10 @@ def footnote(c: Company, year: int, rng: random.Random) -> Iterator[Question]:
     options.append((f"revenue-{region.lower().replace(' ', '-')}", "footnote", "medium", f"How much revenue did {{short}} "
                     f"generate in {region} in fiscal {{year}}?", [Fact(c.id, year, year, f"geo:{region}", "notes")], "f0", "money"))  # fmt: skip
     if y["pretax_income"] > 0:
-        options.append(("effective-tax-rate", "footnote", "medium", "What was {name}'s effective income tax rate for fiscal {year}?",
-                        [fact(c, "income_tax", year), fact(c, "pretax_income", year)], "f0 / f1 * 100", "percent"))  # fmt: skip
+        # not the effective tax rate: the universe taxes at one of four rates, so a guess of 21% paid 39% of them
+        options.append(("pretax-margin", "ratio", "medium", "What was {name}'s pretax margin (income before income taxes "
+                        "divided by total revenue) for fiscal {year}?",
+                        [fact(c, "pretax_income", year), fact(c, "revenue", year)], "f0 / f1 * 100", "percent"))  # fmt: skip
     if y.dps > 0:
         options.append(("dps", "footnote", "easy", "What dividends per share did {short} pay in fiscal {year}?",
                         [fact(c, "dps", year)], "f0", "pershare"))  # fmt: skip
@@ -191,18 +194,15 @@ def versus(a: Company, b: Company, year: int, rng: random.Random) -> Iterator[Qu
     sa, sb = a.scale, b.scale
     item, label = rng.choice((("net_income", "net profit margin"), ("operating_income", "operating margin")))
     facts = [fact(a, item, year), fact(a, "revenue", year), fact(b, item, year), fact(b, "revenue", year)]
-    program = f"{a.name!r} if f0 / f1 > f2 / f3 else {b.name!r}"
-    winner = (
-        a if (a.years[year][item] / a.years[year]["revenue"] > b.years[year][item] / b.years[year]["revenue"]) else b
-    )
-    yield make(a, f"fy{year}-{item}-margin-vs-{b.id}", "comparison", "hard",
-               f"Which company had the higher {label} in fiscal {year}: {a.name} or {b.name}?", facts, program, "text",
-               aliases=(winner.short_name, winner.ticker))  # fmt: skip
+    # Asked as the size of the gap, not "which of the two" or "yes or no": a guess pays nothing.
+    yield make(a, f"fy{year}-{item}-margin-gap-to-{b.id}", "comparison", "hard",
+               f"By how many percentage points did {a.name}'s {label} in fiscal {year} exceed {b.name}'s? "
+               "(Negative if it was lower.)", facts, "(f0 / f1 - f2 / f3) * 100", "points")  # fmt: skip
     item = rng.choice(("revenue", "total_assets", "cfo"))
     facts = [fact(a, item, year), fact(b, item, year)]
-    yield make(a, f"fy{year}-{item}-larger-than-{b.id}", "comparison", "medium",
-               f"Was {a.short_name}'s {ITEMS[item][0]} for fiscal {year} larger than {b.short_name}'s?", facts,
-               f"'yes' if f0 * {sa:g} > f1 * {sb:g} else 'no'", "yesno")  # fmt: skip
+    yield make(a, f"fy{year}-{item}-excess-over-{b.id}", "comparison", "medium",
+               f"By how much did {a.short_name}'s {ITEMS[item][0]} for fiscal {year} exceed {b.short_name}'s? "
+               "(Negative if it was smaller.)", facts, f"(f0 * {sa:g} - f1 * {sb:g}) / {sa:g}", "money")  # fmt: skip
     big, small = (a, b) if a.years[year]["revenue"] * sa >= b.years[year]["revenue"] * sb else (b, a)
     if small.years[year]["revenue"] > 0:  # the larger over the smaller, so two decimals are precise enough
         yield make(a, f"fy{year}-revenue-ratio-to-{b.id}", "comparison", "hard",
