@@ -18,11 +18,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from ptrain_terminal_coding import mutation
+from ptrain_terminal_coding import TASKPACK, mutation
+from ptrain_terminal_coding.mutation.probes import mutation_probes
 from ptrain_terminal_coding.verifier import CONFTEST
 
 from ptrain.errors import ConfigError
-from ptrain.taskpack import DIFFICULTIES, SPLITS, Task, check_task
+from ptrain.sandbox import PoolSet
+from ptrain.taskpack import DIFFICULTIES, SPLITS, Task, ToolCall, check_task
+from ptrain.verify import replay, verify_artifact
 
 EXAMPLE = """\
 def clamp(values, low, high, strict=False):
@@ -167,24 +170,121 @@ def test_the_workspace_is_the_project_with_one_file_changed_and_the_hidden_tests
     project = task.id.split("/")[1]
     pristine = mutation.read_project(mutation.PROJECTS_DIR / project)
     assert set(task.files) == {f"{project}/{path}" for path in pristine}
+    assert not any("/hidden/" in path for path in task.files)
     changed = [path for path in pristine if task.files[f"{project}/{path}"] != pristine[path]]
     assert changed == [task.metadata["mutant"]["file"]]
-    assert task.metadata["tests"] == {
-        p.removeprefix("tests/"): d for p, d in pristine.items() if p.startswith("tests/")
-    }
+    visible = {p.removeprefix("tests/"): d for p, d in pristine.items() if p.startswith("tests/")}
+    hidden = mutation.read_hidden(mutation.PROJECTS_DIR / project)
+    assert hidden and task.metadata["tests"] == {**visible, **hidden}
     assert task.metadata["pythonpath"] == [f"/workspace/{project}"]
 
 
-def test_held_out_mutants_never_share_a_function_with_training_ones():
-    data, projects = mutation.load_manifest()
-    splits = {t.id: t.split for t in mutation.mutation_tasks()}
-    where: dict[str, set[str]] = {}
-    for entry in data["mutants"]:
-        text = projects[entry["project"]][entry["file"]].decode()
-        place = mutation.location_of(entry["project"], entry["file"], text, entry["start"])
-        where.setdefault(place, set()).add(splits[entry["id"]])
-    assert all(len(found) == 1 for found in where.values())
-    assert {split for found in where.values() for split in found} == {"train", "dev", "test"}
+def test_every_task_of_a_project_is_in_the_same_split_and_no_held_out_function_is_trained_on(tasks):
+    split_of_project: dict[str, set[str]] = {}
+    for t in tasks:
+        split_of_project.setdefault(t.id.split("/")[1], set()).add(t.split)
+    assert all(len(found) == 1 for found in split_of_project.values())
+    counts = Counter(t.split for t in tasks)
+    assert counts["test"] >= 200 and counts["dev"] >= 100 and counts["train"] >= 0.6 * len(tasks)
+    # The text of every held-out task's function appears in no training workspace, mutated or not.
+    trained = {data for t in tasks if t.split == "train" for data in t.files.values()}
+    held_out = set()
+    for t in tasks:
+        if t.split != "train" and t.metadata["mutant"]["function"] != "<module>":
+            tree = ast.parse(original := mutation.original_of(t))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef) and node.name == t.metadata["mutant"]["function"].split(".")[-1]:
+                    held_out.add(ast.get_source_segment(original, node).encode())
+    assert len(held_out) >= 20
+    assert [f for f in held_out if any(f in data for data in trained)] == []
+
+
+def collected_ids(tests: dict[str, bytes], root: Path) -> set[str]:
+    """The test ids pytest collects from `tests` (the project's package importable from the shipped copy)."""
+    (root / "tests").mkdir(parents=True)
+    for path, data in tests.items():
+        (root / "tests" / path).write_bytes(data)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "--collect-only",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "tests",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(mutation.PROJECTS_DIR / root.parent.name)}
+    proc = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    ids = {line for line in proc.stdout.splitlines() if "::" in line}
+    assert ids, proc.stdout[-2000:]
+    return {i.split("/", 1)[1] for i in ids}
+
+
+def test_the_hidden_tests_are_a_strict_superset_of_the_visible_ones(tasks, tmp_path):
+    for project in sorted({t.id.split("/")[1] for t in tasks}):
+        task = next(t for t in tasks if t.id.split("/")[1] == project)
+        visible = {p: d for p, d in task.metadata["tests"].items() if task.files.get(f"{project}/tests/{p}") == d}
+        assert visible and len(visible) < len(task.metadata["tests"])
+        shown = collected_ids(visible, tmp_path / project / "visible")
+        hidden = collected_ids(task.metadata["tests"], tmp_path / project / "hidden")
+        assert shown < hidden and len(hidden - shown) >= 2, project
+        # plain `def test_*` functions: the verifier derives the expected ids from the files' AST
+        assert all("[" not in i and i.count("::") == 1 for i in hidden - shown)
+
+
+def pristine_workspace(project: str, root: Path) -> Path:
+    for path, data in mutation.read_project(mutation.PROJECTS_DIR / project).items():
+        (root / project / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / project / path).write_bytes(data)
+    return root
+
+
+def test_the_original_code_of_every_project_passes_its_hidden_tests(tasks, tmp_path):
+    for project in sorted({t.id.split("/")[1] for t in tasks}):
+        task = next(t for t in tasks if t.id.split("/")[1] == project)
+        workspace = pristine_workspace(project, tmp_path / f"{project}-workspace")
+        passed, output = hidden_tests_pass(task, workspace, tmp_path / f"{project}-verify")
+        assert passed, output[-2000:]
+
+
+ALWAYS_EQUAL = """
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __hash__(self):
+        return 0
+
+
+def ordinal(number):
+    return AlwaysEqual()
+"""
+
+
+def test_an_always_equal_result_passes_the_visible_tests_and_fails_the_hidden_ones(tasks, tmp_path):
+    task = next(
+        t for t in tasks if t.id.startswith("mutants/numerals/") and t.metadata["mutant"]["function"] == "ordinal"
+    )
+    workspace = pristine_workspace("numerals", tmp_path / "workspace")
+    with open(workspace / "numerals" / "numerals" / "bases.py", "a") as f:
+        f.write(ALWAYS_EQUAL)
+    visible = subprocess.run(
+        [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=workspace / "numerals",
+        capture_output=True,
+        text=True,
+    )
+    assert visible.returncode == 0, visible.stdout[-2000:]
+    passed, output = hidden_tests_pass(task, workspace, tmp_path / "verify")
+    assert not passed and "test_ordinals_like_the_reference FAILED" not in output
+    assert "unexpected type AlwaysEqual" in output
 
 
 def test_tasks_load_from_the_manifest_without_running_tests():
@@ -225,6 +325,38 @@ def test_a_kept_mutant_fails_its_hidden_tests_and_its_gold_solution_makes_them_p
         assert hidden_tests_pass(task, workspace, tmp_path / f"after{n}")[0], task.id
         diff = subprocess.run(["git", "diff", "--stat"], cwd=workspace, capture_output=True, text=True).stdout
         assert "1 file changed" in diff
+
+
+@pytest.fixture(scope="module")
+async def pools(podman_url):
+    async with PoolSet(size=2, max_active=8) as pools:
+        yield pools
+
+
+@pytest.mark.podman
+async def test_probes_score_zero_and_gold_one_in_real_sandboxes(tasks, pools):
+    """Replayed as real episodes: a task whose mutant is in a public function (the always-equal
+    object passes its visible tests) and one whose mutant is in an internal method."""
+    chosen = [
+        next(t for t in tasks if t.metadata["mutant"]["function"] == "ordinal"),
+        next(t for t in tasks if t.metadata["mutant"]["function"] == "Parser.term"),
+    ]
+    for task in chosen:
+        runs = {"gold": TASKPACK.gold(task)} | {p.name: list(p.calls) for p in mutation_probes(task)}
+        scores = {}
+        for name, calls in runs.items():
+            verdict = await verify_artifact(TASKPACK, task, await replay(TASKPACK, task, calls, pools), pools)
+            scores[name] = verdict.reward
+        assert scores == {"gold": 1.0, "always-equal": 0.0, "visible-inputs": 0.0}, (task.id, scores)
+
+
+def test_every_probe_is_one_bash_call_then_submit(tasks):
+    for task in tasks[::50]:
+        probes = mutation_probes(task)
+        assert [p.name for p in probes] == ["always-equal", "visible-inputs"]
+        for probe in probes:
+            assert [c.name for c in probe.calls] == ["bash", "submit"] and probe.calls[-1] == ToolCall("submit", {})
+            assert task.metadata["mutant"]["file"] in probe.calls[0].arguments["command"]
 
 
 def test_a_stale_manifest_is_an_error_that_says_how_to_rebuild(tmp_path):

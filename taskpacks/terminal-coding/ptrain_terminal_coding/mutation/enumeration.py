@@ -16,6 +16,9 @@ from ptrain_terminal_coding.mutation.edits import Edit, Source, apply_edit
 from ptrain_terminal_coding.mutation.operators import OPERATORS
 
 PROJECTS_DIR = Path(__file__).parents[1] / "projects"
+# A project's hidden tests: never in the workspace (nor in the manifest's digest, since which mutants
+# are kept depends on the visible tests alone); the verifier runs them beside the visible ones.
+HIDDEN = "hidden"
 
 
 @dataclass(frozen=True)
@@ -28,12 +31,19 @@ class Mutant:
 
 
 def read_project(root: Path) -> dict[str, bytes]:
-    """A project's files by relative path, without caches."""
+    """A project's files by relative path, without caches or its hidden tests: the workspace."""
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and not any(part.startswith((".", "__pycache__")) for part in p.relative_to(root).parts)
+        if p.is_file()
+        and p.relative_to(root).parts[0] != HIDDEN
+        and not any(part.startswith((".", "__pycache__")) for part in p.relative_to(root).parts)
     }
+
+
+def read_hidden(root: Path) -> dict[str, bytes]:
+    """A project's hidden tests (`hidden/test_*.py`) by file name."""
+    return {p.name: p.read_bytes() for p in sorted((root / HIDDEN).glob("test_*.py"))}
 
 
 def project_dirs(projects_dir: Path) -> list[Path]:

@@ -1,8 +1,11 @@
 """Tasks from the manifest: each kept mutant becomes a "make the failing tests pass" Task. Runs nothing.
 
-The workspace is the project with one file mutated, the hidden tests are the project's own, and the
-gold solution writes the original file back. Difficulty follows how many tests fail, and the split is
-keyed by the enclosing function, so a held-out split never shares a function with training tasks.
+The workspace is the project with one file mutated (its visible tests included), and the gold solution
+writes the original file back. The verifier runs the visible tests and the project's hidden ones
+(`projects/<name>/hidden/`): fresh inputs compared type by type with a reference copy of the original
+code, so an always-equal object fails and so does special-casing the visible tests' inputs. Difficulty
+follows how many visible tests fail. The split is by project (SPLIT_OF below): a held-out task's code
+never appears, mutated or not, in a training workspace.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import functools
 import hashlib
 from pathlib import Path
 
-from ptrain.taskpack import Task, split_of
+from ptrain.errors import ConfigError
+from ptrain.taskpack import Task
 from ptrain_terminal_coding.mutation.edits import Edit, apply_edit
-from ptrain_terminal_coding.mutation.enumeration import PROJECTS_DIR
+from ptrain_terminal_coding.mutation.enumeration import PROJECTS_DIR, read_hidden
 from ptrain_terminal_coding.mutation.manifest import MANIFEST, load_manifest
 
 INSTRUCTIONS = (
@@ -29,6 +33,9 @@ INSTRUCTIONS = (
     "There is a bug in the Python package at /workspace/{project}/{package}. Its tests in "
     "/workspace/{project}/tests show it. Fix the package (not the tests) so that all of them pass.",
 )
+# Whole projects are held out (a hash of eight names could leave a split empty). Chosen by size: test
+# 289 tasks (19%), dev 141 (9%), train the other 1,107; every other project is train.
+SPLIT_OF = {"graphs": "test", "ledger": "test", "spans": "dev"}
 HEREDOC = "PTRAIN_ORIGINAL_SOURCE"
 # A repository of the starting state, so `git diff` shows the model its own changes.
 SETUP = (
@@ -70,42 +77,61 @@ def function_spans(text: str) -> tuple[tuple[int, int, str], ...]:
 
 
 def location_of(project: str, file: str, text: str, offset: int) -> str:
-    """Where a mutant lives, to the function: the key of its split, so a held-out split holds out
-    whole functions and never shares a line with training tasks."""
+    """Where a mutant lives, to the function (`<module>` outside any): what the probes attack."""
     line = text.count("\n", 0, offset) + 1
     inside = [name for first, last, name in function_spans(text) if first <= line <= last]
     return f"mutants/{project}/{file}:{inside[-1] if inside else '<module>'}"
 
 
-def task_of(entry: dict, files: dict[str, bytes], tests: int) -> Task:
+def original_of(task: Task) -> str:
+    """The original text of the mutated file, as the gold solution writes it back."""
+    return task.metadata["solution"].split(f"<<'{HEREDOC}'\n", 1)[1].removesuffix(f"{HEREDOC}\n")
+
+
+def task_of(entry: dict, files: dict[str, bytes], hidden: dict[str, bytes], tests: int) -> Task:
     project, file = entry["project"], entry["file"]
     original = files[file].decode()
     mutated = apply_edit(original, Edit(entry["start"], entry["end"], entry["new"]))
     workspace = {f"{project}/{path}": data for path, data in files.items()}
     workspace[f"{project}/{file}"] = mutated.encode()
     package = file.split("/", 1)[0]
+    visible = {path.removeprefix("tests/"): data for path, data in files.items() if path.startswith("tests/")}
+    if not hidden or set(hidden) & set(visible):
+        raise ConfigError(
+            f"project {project} needs hidden tests named apart from its visible ones",
+            fix=f"add projects/{project}/hidden/test_{project}_hidden.py",
+        )
     pick = int(hashlib.sha256(entry["id"].encode()).hexdigest(), 16) % len(INSTRUCTIONS)
     return Task(
         id=entry["id"],
         instruction=INSTRUCTIONS[pick].format(project=project, package=package),
         category="python-bugfix",
         difficulty=difficulty_of(len(entry["failing"]), tests),
-        split=split_of(location_of(project, file, original, entry["start"])),
+        split=SPLIT_OF.get(project, "train"),
         files=workspace,
         setup=SETUP,
         metadata={
-            "tests": {path.removeprefix("tests/"): data for path, data in files.items() if path.startswith("tests/")},
+            "tests": {**visible, **hidden},
             "solution": restore_script(project, file, original),
             "timeout_s": 60.0,
             "pythonpath": [f"/workspace/{project}"],
-            "mutant": {"file": file, "operator": entry["operator"], "failing": entry["failing"]},
+            "mutant": {
+                "file": file,
+                "function": location_of(project, file, original, entry["start"]).rsplit(":", 1)[1],
+                "operator": entry["operator"],
+                "failing": entry["failing"],
+            },
         },
     )
 
 
 def tasks_from_manifest(manifest: Path = MANIFEST, projects_dir: Path = PROJECTS_DIR) -> list[Task]:
     data, projects = load_manifest(manifest, projects_dir)
-    return [task_of(m, projects[m["project"]], data["projects"][m["project"]]["tests"]) for m in data["mutants"]]
+    hidden = {name: read_hidden(projects_dir / name) for name in projects}
+    return [
+        task_of(m, projects[m["project"]], hidden[m["project"]], data["projects"][m["project"]]["tests"])
+        for m in data["mutants"]
+    ]
 
 
 @functools.cache
