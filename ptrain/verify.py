@@ -1,5 +1,6 @@
 """Verification: an episode's artifact scored by its taskpack in a fresh sandbox, and the proof
-that a taskpack's verifier is right (gold scores 1, doing nothing scores 0, for every task).
+that a taskpack's verifier is right (gold scores 1, doing nothing scores 0, and every adversarial
+probe of `ptrain/probes.py` and of the taskpack's own scores 0, for every task).
 
 A verifier that crashes, hangs or returns something that is not a verdict becomes a
 `VerifierError`, an infrastructure failure that is recorded and never trained on as if the model
@@ -16,11 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ptrain.episode import StoredVerdict
-from ptrain.errors import PtrainError, SandboxError, VerifierError
+from ptrain.errors import PtrainError, SandboxError, ToolError, VerifierError
+from ptrain.probes import shared_probes
 from ptrain.sandbox.images import ImageSpec
 from ptrain.sandbox.pool import PoolSet
 from ptrain.store import Store
-from ptrain.taskpack import SPLITS, Task, Taskpack, ToolCall, Verdict, check_task
+from ptrain.taskpack import SPLITS, Probe, Task, Taskpack, ToolCall, Verdict, check_task
 from ptrain.taskpack import load as load_taskpack
 from ptrain.tools import run_tool_call
 
@@ -75,31 +77,57 @@ class CheckResult:
     gold: float | None  # None when the task has no gold solution
     noop: float | None
     problem: str = ""
+    probes: dict[str, float] = field(default_factory=dict)  # probe name -> its reward (must be 0)
 
     @property
     def ok(self) -> bool:
-        return not self.problem and self.gold in (None, 1.0) and self.noop == 0.0
+        return not self.problem and self.gold in (None, 1.0) and self.noop == 0.0 and not any(self.probes.values())
 
 
-async def check_one(taskpack: Taskpack, task: Task, pools: PoolSet) -> CheckResult:
-    """Gold must score 1 and a no-op 0; any error is reported, not raised."""
+def probes_of(taskpack: Taskpack, task: Task) -> list[Probe]:
+    """The shared probes that fit the taskpack's tools, then the taskpack's own."""
+    own = taskpack.probes(task) if hasattr(taskpack, "probes") else []
+    return shared_probes(task, {tool.name for tool in taskpack.tools()}) + list(own)
+
+
+async def probe_reward(taskpack: Taskpack, task: Task, probe: Probe, pools: PoolSet) -> tuple[float, str]:
+    """A probe replayed as a real episode: its reward, and why when it is 0 before verification
+    (a workspace too large or broken to collect is the model's failure, scored 0)."""
+    try:
+        artifact = await replay(taskpack, task, probe.calls, pools)
+    except ToolError as e:
+        return 0.0, f"not collected: {e}"
+    verdict = await verify_artifact(taskpack, task, artifact, pools)
+    return verdict.reward, str(verdict.details.get("tampered") or verdict.details.get("reason") or "")
+
+
+async def check_one(
+    taskpack: Taskpack, task: Task, pools: PoolSet, probes: bool = True, only: Sequence[str] = ()
+) -> CheckResult:
+    """Gold must score 1, a no-op 0 and every probe 0; any error is reported, not raised."""
     problems = check_task(task)
     if problems:
         return CheckResult(task, None, None, "; ".join(problems))
+    scores: dict[str, float] = {}
     try:
         noop = await verify_artifact(taskpack, task, await replay(taskpack, task, [], pools), pools)
         calls = taskpack.gold(task)
         gold = None
         if calls is not None:
             gold = await verify_artifact(taskpack, task, await replay(taskpack, task, calls, pools), pools)
+        for probe in probes_of(taskpack, task) if probes else []:
+            if not only or probe.name in only:
+                scores[probe.name], _ = await probe_reward(taskpack, task, probe, pools)
     except (SandboxError, VerifierError) as e:
-        return CheckResult(task, None, None, f"{type(e).__name__}: {e}")
+        return CheckResult(task, None, None, f"{type(e).__name__}: {e}", scores)
     problem = ""
     if gold is not None and gold.reward != 1.0:
         problem = f"gold scored {gold.reward:g}: {str(dict(gold.details))[:300]}"
     elif noop.reward != 0.0:
         problem = f"no-op scored {noop.reward:g}"
-    return CheckResult(task, gold.reward if gold else None, noop.reward, problem)
+    elif any(scores.values()):
+        problem = "probes scored: " + ", ".join(f"{n} {r:g}" for n, r in scores.items() if r)
+    return CheckResult(task, gold.reward if gold else None, noop.reward, problem, scores)
 
 
 def select_tasks(
@@ -133,15 +161,17 @@ async def check_taskpack(
     pools: PoolSet,
     concurrency: int = 4,
     on_result: Callable[[CheckResult], None] = lambda r: None,
+    probes: bool = True,
+    only: Sequence[str] = (),
 ) -> list[CheckResult]:
     duplicates = {task_id for task_id, n in Counter(task.id for task in tasks).items() if n > 1}
     gate = asyncio.Semaphore(concurrency)
 
     async def one(task: Task) -> CheckResult:
         async with gate:
-            result = await check_one(taskpack, task, pools)
+            result = await check_one(taskpack, task, pools, probes, only)
             if task.id in duplicates:
-                result = CheckResult(task, result.gold, result.noop, f"duplicate task id {task.id}")
+                result = CheckResult(task, result.gold, result.noop, f"duplicate task id {task.id}", result.probes)
             on_result(result)
             return result
 

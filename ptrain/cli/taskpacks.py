@@ -83,8 +83,10 @@ def check(
     sample: int | None = typer.Option(None, help="Check a random sample of this many tasks."),
     seed: int = typer.Option(0, help="Seed of the sample."),
     concurrency: int = typer.Option(4, help="Tasks checked at once."),
+    probes: bool = typer.Option(True, "--probes/--no-probes", help="Replay the adversarial probes too."),
+    probe: list[str] = typer.Option([], "--probe", help="Only these probes (repeatable)."),
 ) -> None:
-    """Prove the verifier: for every task, gold must score 1 and a no-op 0."""
+    """Prove the verifier: for every task, gold must score 1, a no-op 0, and every adversarial probe 0."""
     pack = tp.load(name)
     tasks = select_tasks(pack, split, task, sample, seed)
     runtime.ensure_service()
@@ -93,17 +95,33 @@ def check(
         with Progress(console=console, transient=True) as progress:
             bar = progress.add_task(f"checking {len(tasks)} tasks of {name}", total=len(tasks))
             async with PoolSet(size=min(concurrency, 4), max_active=2 * concurrency) as pools:
-                return await check_taskpack(pack, tasks, pools, concurrency, lambda r: progress.advance(bar))
+                return await check_taskpack(
+                    pack, tasks, pools, concurrency, lambda r: progress.advance(bar), probes, probe
+                )
 
     results = sorted(asyncio.run(run()), key=lambda r: r.task.id)
-    table = Table(title=f"{name}: gold must score 1, no-op 0")
-    for col in ("task", "category", "difficulty", "gold", "no-op", ""):
+    table = Table(title=f"{name}: gold must score 1, no-op 0, every probe 0")
+    for col in ("task", "category", "difficulty", "gold", "no-op", "probes at 0", ""):
         table.add_column(col)
     fmt = lambda v: "-" if v is None else f"{v:g}"  # noqa: E731
     for r in results:
-        mark = "[green]✓[/]" if r.ok else f"[red]✗ {r.problem}[/]"
-        table.add_row(r.task.id, r.task.category, r.task.difficulty, fmt(r.gold), fmt(r.noop), mark)
+        mark = "[green]✓[/]" if r.ok else f"[red]✗ {escape(r.problem)}[/]"
+        at_zero = f"{sum(v == 0 for v in r.probes.values())}/{len(r.probes)}" if r.probes else "-"
+        table.add_row(r.task.id, r.task.category, r.task.difficulty, fmt(r.gold), fmt(r.noop), at_zero, mark)
     console.print(table)
+    by_probe: dict[str, list[float]] = {}
+    for r in results:
+        for probe_name, reward in r.probes.items():
+            by_probe.setdefault(probe_name, []).append(reward)
+    if by_probe:
+        probes_table = Table(title="probes: each must score 0 on every task")
+        for col in ("probe", "tasks", "scored", "max reward", ""):
+            probes_table.add_column(col)
+        for probe_name, rewards in sorted(by_probe.items()):
+            scored = sum(v > 0 for v in rewards)
+            probes_table.add_row(probe_name, str(len(rewards)), str(scored), f"{max(rewards):g}",
+                                 "[green]✓[/]" if not scored else "[red]✗[/]")  # fmt: skip
+        console.print(probes_table)
     failed = [r for r in results if not r.ok]
     console.print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
     if failed:

@@ -10,11 +10,12 @@ from pathlib import Path
 from ptrain.errors import SandboxError
 from ptrain.sandbox.container import Sandbox
 from ptrain.sandbox.images import ImageSpec
-from ptrain.taskpack import Task, ToolCall, Verdict, place_files
+from ptrain.taskpack import Probe, Task, ToolCall, Verdict, place_files
 from ptrain.tools import BashTool, EditorTool, SubmitTool
 from ptrain_terminal_coding.generated import generated_tasks
 from ptrain_terminal_coding.harbor import import_dir, load_imported, verify_imported
 from ptrain_terminal_coding.mutation import mutation_tasks
+from ptrain_terminal_coding.mutation.probes import mutation_probes
 from ptrain_terminal_coding.verifier import run_hidden_tests
 from ptrain_terminal_coding.written import load_written
 
@@ -60,6 +61,10 @@ class TerminalCoding:
             timeout_s=meta["timeout_s"],
             version=f"{self.name}/{self.version}",
         )
+
+    def probes(self, task: Task) -> list[Probe]:
+        """Attacks on this taskpack's own tasks, beside the shared ones (ptrain/probes.py)."""
+        return mutation_probes(task) if "mutant" in task.metadata else []
 
     def gold(self, task: Task) -> list[ToolCall] | None:
         solution = task.metadata.get("solution")
