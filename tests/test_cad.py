@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -76,28 +77,56 @@ async def test_a_submission_that_is_no_part_of_the_drawing_scores_zero(pools, na
     assert verdict.reward == 0.0 and not verdict.passed and reason in verdict.details["reason"], verdict.details
 
 
-async def test_a_block_filling_the_bounding_box_of_a_plate_with_holes_gets_iou_but_does_not_pass(pools):
-    t = first_of("plate-holes", "easy")
-    size = t.instruction.split("Plate ")[1].split(",")[0].split(" x ")
-    thick = t.instruction.split(", ")[1].split(" thick")[0]
-    verdict = await submit(pools, t, f"cube([{size[0]}, {size[1]}, {thick}]);")
-    assert 0.9 < verdict.reward < 1.0 and not verdict.passed
-    assert verdict.details["checks"]["genus"] is False and verdict.details["submission"]["genus"] == 0
+async def probe_verdict(pools, t):
+    (probe,) = TASKPACK.probes(t)
+    return await verify_artifact(TASKPACK, t, await replay(TASKPACK, t, probe.calls, pools), pools)
 
 
-async def test_the_reference_passes_every_check_and_a_slightly_wrong_part_scores_its_iou_but_fails(pools):
+@pytest.mark.parametrize("family", ["plate-holes", "filleted-block"])
+async def test_the_bounding_box_cuboid_probe_scores_zero_where_the_iou_paid_it_over_nine_tenths(pools, family):
+    verdict = await probe_verdict(pools, first_of(family, "easy"))  # old reward 0.99 and 0.97
+    assert verdict.reward == 0.0 and not verdict.passed and verdict.details["iou"] > 0.9, verdict.details
+
+
+async def test_the_reference_passes_every_check_and_a_slightly_wrong_part_earns_a_shaped_score(pools):
     t = first_of("stepped-shaft", "easy")
     gold = await submit(pools, t, t.metadata["reference_scad"])
     assert gold.reward == 1.0 and gold.passed and all(gold.details["checks"].values()), gold.details
     wrong = t.metadata["reference_scad"].replace("rotate_extrude()", "scale([1.05, 1.05, 1]) rotate_extrude()")
     verdict = await submit(pools, t, wrong)
-    assert 0.85 < verdict.reward < 0.97 and not verdict.passed and verdict.details["checks"]["volume"] is False
+    assert 0.1 < verdict.reward < 0.5 and not verdict.passed and verdict.details["checks"]["volume"] is False
+
+
+async def test_a_gear_blank_without_its_keyway_fails_and_scores_no_more_than_one_with_it_misplaced(pools):
+    t = first_of("gear-blank", "medium")
+    scad = t.metadata["reference_scad"]
+    keyway = next(line for line in scad.splitlines() if "cube(" in line)
+    left_out = await submit(pools, t, scad.replace(keyway, ""))
+    misplaced = await submit(pools, t, scad.replace(keyway, f"  mirror([1, 0, 0]) {keyway.strip()}"))
+    assert not left_out.passed and left_out.details["checks"]["hausdorff_max"] is False, left_out.details
+    assert not misplaced.passed and 0 < left_out.reward <= misplaced.reward < 0.5
+
+
+@pytest.mark.slow
+async def test_the_bounding_box_cuboid_probe_scores_zero_and_gold_one_on_a_task_of_each_family(pools):
+    tasks = [first_of(family, ("medium", "hard", "easy")[i % 3]) for i, family in enumerate(FAMILIES)]
+    gate = asyncio.Semaphore(3)
+
+    async def both(t):
+        async with gate:
+            return await submit(pools, t, t.metadata["reference_scad"]), await probe_verdict(pools, t)
+
+    for t, (gold, probe) in zip(tasks, await asyncio.gather(*(both(t) for t in tasks)), strict=True):
+        assert gold.reward == 1.0 and probe.reward == 0.0, (t.id, gold.details["reason"], probe.details)
+        reference = probe.details["reference"]  # the box the probe was given is the rendered reference's
+        for key in ("bbox_min", "bbox_max"):
+            assert max(abs(a - b) for a, b in zip(reference[key], t.metadata[key], strict=True)) < 1e-3, t.id
 
 
 async def test_the_right_part_modelled_with_finer_circles_still_passes(pools):
     t = first_of("flange", "medium")
     verdict = await submit(pools, t, t.metadata["reference_scad"].replace("$fn = 48;", "$fn = 120;"))
-    assert verdict.passed and 0.99 < verdict.reward < 1.0, verdict.details
+    assert verdict.passed and verdict.reward == 1.0 and verdict.details["iou"] > 0.99, verdict.details
 
 
 async def test_a_render_that_never_finishes_becomes_a_zero_verdict_with_the_reason(pools):

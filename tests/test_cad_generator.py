@@ -95,10 +95,10 @@ def test_the_image_context_holds_the_containerfile_scripts_and_every_pinned_whee
 
 def metrics(**changes):
     base = {
-        "submission": {"valid": True, "bodies": 1, "genus": 4, "volume_mm3": 1000.0,
+        "submission": {"valid": True, "bodies": 1, "genus": 4, "volume_mm3": 45000.0,
                        "bbox_min": [0, 0, 0], "bbox_max": [100, 50, 10]},
-        "reference": {"volume_mm3": 1000.0, "bodies": 1, "genus": 4, "bbox_min": [0, 0, 0], "bbox_max": [100, 50, 10]},
-        "expected_bodies": 1, "iou": 0.97, "chamfer_mm": 0.2, "hausdorff95_mm": 0.5,
+        "reference": {"volume_mm3": 45000.0, "bodies": 1, "genus": 4, "bbox_min": [0, 0, 0], "bbox_max": [100, 50, 10]},
+        "expected_bodies": 1, "iou": 0.97, "chamfer_mm": 0.2, "hausdorff95_mm": 0.5, "hausdorff_max_mm": 0.8,
     }  # fmt: skip
     for key, value in changes.items():
         if key in ("submission", "reference"):
@@ -108,9 +108,9 @@ def metrics(**changes):
     return base
 
 
-def test_a_part_within_every_tolerance_passes_with_its_iou_as_reward():
+def test_a_part_within_every_tolerance_passes_with_a_reward_of_one():
     verdict = judge(metrics())
-    assert verdict.passed and verdict.reward == 0.97 and all(verdict.details["checks"].values())
+    assert verdict.passed and verdict.reward == 1.0 and all(verdict.details["checks"].values())
 
 
 @pytest.mark.parametrize(
@@ -130,15 +130,21 @@ def test_an_invalid_wrongly_counted_or_misplaced_solid_scores_zero(changes, reas
     "changes, check",
     [
         ({"submission": {"bbox_max": [101.5, 50, 10]}}, "bbox"),
-        ({"submission": {"volume_mm3": 1030.0}}, "volume"),
+        ({"submission": {"volume_mm3": 46000.0}}, "volume"),
         ({"chamfer_mm": 1.2}, "chamfer"),
         ({"hausdorff95_mm": 1.5}, "hausdorff95"),
-        ({"submission": {"genus": 0}}, "genus"),  # a plain block for a plate with holes
+        ({"hausdorff_max_mm": 3.0}, "hausdorff_max"),  # a small feature missing or in the wrong place
     ],
 )
-def test_a_part_outside_one_tolerance_keeps_its_iou_but_does_not_pass(changes, check):
+def test_a_part_outside_one_tolerance_earns_a_shaped_score_below_half_and_does_not_pass(changes, check):
     verdict = judge(metrics(**changes))
-    assert verdict.reward == 0.97 and not verdict.passed and not verdict.details["checks"][check]
+    assert 0 < verdict.reward <= 0.5 and not verdict.passed and not verdict.details["checks"][check]
+    assert verdict.reward == verdict.details["shaped"]["score"]
+
+
+def test_a_part_with_the_wrong_number_of_through_holes_earns_nothing():
+    verdict = judge(metrics(submission={"genus": 0}))  # a plain block for a plate with holes
+    assert verdict.reward == 0.0 and not verdict.passed and not verdict.details["checks"]["genus"]
 
 
 def test_the_submitted_file_defaults_to_part_scad_and_relative_paths_are_in_the_workspace():

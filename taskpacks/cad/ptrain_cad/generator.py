@@ -64,7 +64,13 @@ def task_of(part: Part, task_id: str) -> Task:
         category=part.family,
         difficulty=part.difficulty,
         split=split_of(task_id),
-        metadata={"reference_scad": part.scad, "features": list(part.features), "verifier": "generated"},
+        metadata={
+            "reference_scad": part.scad,
+            "features": list(part.features),
+            "verifier": "generated",
+            "bbox_min": list(part.bbox[0]),  # for the bounding-box probe; checked against the render in the tests
+            "bbox_max": list(part.bbox[1]),
+        },
     )
 
 

@@ -23,6 +23,12 @@ class Part:
     dimensions: tuple[str, ...]  # one line per feature, in mm
     frame: str  # where the origin is and how the axes run
     scad: str  # the reference program
+    bbox: tuple[tuple[float, float, float], tuple[float, float, float]]  # (min, max) of the rendered reference, mm
+
+
+def box(lo: tuple[float, float, float], hi: tuple[float, float, float]) -> tuple:
+    """A bounding box as `Part.bbox` holds it: the corners rounded as the program writes its numbers."""
+    return tuple(round(x, 3) + 0.0 for x in lo), tuple(round(x, 3) + 0.0 for x in hi)
 
 
 def mm(x: float) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from ptrain_cad.parts import Part, circles_2d, countersunk_holes, mm, pick, points_text, program, steps, vec
+from ptrain_cad.parts import Part, box, circles_2d, countersunk_holes, mm, pick, points_text, program, steps, vec
 
 CORNER_FRAME = "Origin at the lower-left corner of the underside; X along the {L} mm length, Y along the {W} mm width, Z up (the part sits on Z = 0)."
 
@@ -37,7 +37,8 @@ def plate_holes(rng: random.Random, difficulty: str) -> Part:
         cut += "\n" + circles_2d(mids, d)
     scad = f"linear_extrude(height = {mm(t)})\n  difference() {{\n    {outline}\n{cut}\n  }}"
     return Part("plate-holes", difficulty, "Mounting plate with a hole pattern", tuple(features), tuple(dims),
-                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("mounting plate", scad))  # fmt: skip
+                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("mounting plate", scad),
+                box((0, 0, 0), (length, width, t)))  # fmt: skip
 
 
 def l_bracket(rng: random.Random, difficulty: str) -> Part:
@@ -77,7 +78,8 @@ def l_bracket(rng: random.Random, difficulty: str) -> Part:
         body = f"union() {{\n  {body};\n{gusset}\n}}"
     scad = f"difference() {{\n  {body};\n" + "\n".join(cuts) + "\n}" if cuts else f"{body};"
     frame = "Origin at the outer heel of the L (bottom of the base leg, back of the upright); X along the base leg, Y across the width, Z up the upright leg."
-    return Part("l-bracket", difficulty, "L-bracket", tuple(features), tuple(dims), frame, program("L-bracket", scad))
+    return Part("l-bracket", difficulty, "L-bracket", tuple(features), tuple(dims), frame, program("L-bracket", scad),
+                box((0, 0, 0), (base, width, height)))  # fmt: skip
 
 
 def box_lid_lip(rng: random.Random, difficulty: str) -> Part:
@@ -108,7 +110,8 @@ def box_lid_lip(rng: random.Random, difficulty: str) -> Part:
         parts.append(f"  translate([0, 0, {mm(height - lip)}]) linear_extrude(height = {mm(lip + 1)}) {ring}")
     scad = "difference() {\n" + "\n".join(parts) + "\n}"
     return Part("box-lid-lip", difficulty, "Open box with a lid lip", tuple(features), tuple(dims),
-                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("box", scad))  # fmt: skip
+                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("box", scad),
+                box((0, 0, 0), (length, width, height)))  # fmt: skip
 
 
 def hinge_leaf(rng: random.Random, difficulty: str) -> Part:
@@ -146,9 +149,8 @@ def hinge_leaf(rng: random.Random, difficulty: str) -> Part:
             cuts.append(f"  linear_extrude(height = {mm(3 * t)}, center = true) {{\n{circles_2d(holes, d)}\n  }}")
     scad = "difference() {\n  union() {\n" + leaf + "\n" + barrels + "\n  }\n" + "\n".join(cuts) + "\n}"
     frame = "Origin on the knuckle edge of the leaf at its underside, X along the hinge axis direction, Y across the leaf, Z up."
-    return Part(
-        "hinge-leaf", difficulty, "Hinge leaf", tuple(features), tuple(dims), frame, program("hinge leaf", scad)
-    )
+    return Part("hinge-leaf", difficulty, "Hinge leaf", tuple(features), tuple(dims), frame, program("hinge leaf", scad),
+                box((0, -knuckle / 2, 0), (length, width, knuckle)))  # fmt: skip
 
 
 def countersunk_plate(rng: random.Random, difficulty: str) -> Part:
@@ -178,7 +180,8 @@ def countersunk_plate(rng: random.Random, difficulty: str) -> Part:
         cut += f"\n  translate({vec((e + length / 2) / 2 - slot / 2, -1, -1)}) cube({vec(slot, width + 2, t / 2 + 1)});"
     scad = f"difference() {{\n  cube({vec(length, width, t)});\n{cut}\n}}"
     return Part("countersunk-plate", difficulty, "Plate with countersunk holes", tuple(features), tuple(dims),
-                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("countersunk plate", scad))  # fmt: skip
+                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("countersunk plate", scad),
+                box((0, 0, 0), (length, width, t)))  # fmt: skip
 
 
 def chamfered_block(rng: random.Random, difficulty: str) -> Part:
@@ -204,7 +207,8 @@ def chamfered_block(rng: random.Random, difficulty: str) -> Part:
         dims.append(f"Vertical through hole Ø{mm(hole)} at the centre (X {mm(length / 2)}, Y {mm(width / 2)}).")
         body = f"difference() {{\n  {body}\n  translate({vec(length / 2, width / 2, -1)}) cylinder(h = {mm(height + 2)}, d = {mm(hole)});\n}}"
     return Part("chamfered-block", difficulty, "Chamfered block", tuple(features), tuple(dims),
-                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("chamfered block", body))  # fmt: skip
+                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("chamfered block", body),
+                box((0, 0, 0), (length, width, height)))  # fmt: skip
 
 
 def filleted_block(rng: random.Random, difficulty: str) -> Part:
@@ -232,7 +236,8 @@ def filleted_block(rng: random.Random, difficulty: str) -> Part:
     body = f"linear_extrude(height = {mm(height)}) {outline};"
     scad = f"difference() {{\n  {body}\n" + "\n".join(cuts) + "\n}" if cuts else body
     return Part("filleted-block", difficulty, "Filleted block", tuple(features), tuple(dims),
-                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("filleted block", scad))  # fmt: skip
+                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("filleted block", scad),
+                box((0, 0, 0), (length, width, height)))  # fmt: skip
 
 
 def slot_pocket(rng: random.Random, difficulty: str) -> Part:
@@ -268,7 +273,8 @@ def slot_pocket(rng: random.Random, difficulty: str) -> Part:
         cuts.append(slot(y2))
     scad = f"difference() {{\n  cube({vec(length, width, height)});\n" + "\n".join(cuts) + "\n}"
     return Part("slot-pocket", difficulty, "Block with slots and a pocket", tuple(features), tuple(dims),
-                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("slotted block", scad))  # fmt: skip
+                CORNER_FRAME.format(L=mm(length), W=mm(width)), program("slotted block", scad),
+                box((0, 0, 0), (length, width, height)))  # fmt: skip
 
 
 def u_channel(rng: random.Random, difficulty: str) -> Part:
@@ -307,4 +313,13 @@ def u_channel(rng: random.Random, difficulty: str) -> Part:
         ]
     scad = f"difference() {{\n  {body}\n" + "\n".join(cuts) + "\n}" if cuts else body
     frame = "Origin at the outer bottom corner at the start of the channel; X along the channel, Y across it, Z up."
-    return Part("u-channel", difficulty, "U channel", tuple(features), tuple(dims), frame, program("U channel", scad))
+    return Part(
+        "u-channel",
+        difficulty,
+        "U channel",
+        tuple(features),
+        tuple(dims),
+        frame,
+        program("U channel", scad),
+        box((0, 0, 0), (length, width, height)),
+    )

@@ -11,16 +11,17 @@ from functools import cached_property
 from ptrain.errors import ToolError
 from ptrain.sandbox.container import Sandbox
 from ptrain.sandbox.images import ImageSpec
-from ptrain.taskpack import Task, ToolCall, Verdict, place_files
+from ptrain.taskpack import Probe, Task, ToolCall, Verdict, place_files
 from ptrain.tools import EditorTool
 from ptrain.tools.submit import SUBMISSION_PATH
 from ptrain_cad.generator import PART_FILE, generated_tasks
 from ptrain_cad.image import prepare_context
 from ptrain_cad.imported import import_dir, load_imported
+from ptrain_cad.probes import probes as own_probes
 from ptrain_cad.tools import RENDER_TIMEOUT_S, RenderTool, ViewsTool, submit_tool
 from ptrain_cad.verifier import SUBMISSION_RECORD, verify_cad
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"  # 0.2: a failing part earns skill over its bounding-box cuboid, not its IoU
 
 
 def with_member(tar: bytes, name: str, data: bytes) -> bytes:
@@ -84,3 +85,7 @@ class Cad:
             ToolCall("str_replace_editor", {"command": "create", "path": PART_FILE, "file_text": scad}),
             ToolCall("submit", {"file": PART_FILE}),
         ]
+
+    def probes(self, task: Task) -> list[Probe]:
+        """This verifier's own attacks (see probes.py): the bounding-box cuboid."""
+        return own_probes(task)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 
-from ptrain_cad.parts import Part, circles_2d, mm, pick, program, steps, vec
+from ptrain_cad.parts import Part, box, circles_2d, mm, pick, program, steps, vec
 
 AXIS_FRAME = "Origin at the centre of the bottom face; the part's axis is the Z axis, pointing up."
 
@@ -17,6 +17,11 @@ AXIS_FRAME = "Origin at the centre of the bottom face; the part's axis is the Z 
 def revolve(points: list[tuple[float, float]]) -> str:
     """rotate_extrude of a closed half-profile given as (radius, z) points."""
     return f"rotate_extrude() polygon([{', '.join(vec(r, z) for r, z in points)}]);"
+
+
+def round_box(diameter: float, height: float) -> tuple:
+    """The bounding box of a part turned about Z from Z = 0 (48 facets put a vertex on each axis)."""
+    return box((-diameter / 2, -diameter / 2, 0), (diameter / 2, diameter / 2, height))
 
 
 def bolt_circle(n: int, pcd: float, start_deg: float = 0) -> list[tuple[float, float]]:
@@ -61,7 +66,8 @@ def flange(rng: random.Random, difficulty: str) -> Part:
         dims.append(f"The bore is counterbored Ø{mm(cb_d)}, {mm(cb_depth)} deep from the bottom face.")
         cuts.append(f"  translate([0, 0, -1]) cylinder(h = {mm(cb_depth + 1)}, d = {mm(cb_d)});")
     scad = f"difference() {{\n  {revolve(profile)}\n" + "\n".join(cuts) + "\n}"
-    return Part("flange", difficulty, "Flange", tuple(features), tuple(dims), AXIS_FRAME, program("flange", scad))
+    return Part("flange", difficulty, "Flange", tuple(features), tuple(dims), AXIS_FRAME, program("flange", scad),
+                round_box(od, t + hub_h))  # fmt: skip
 
 
 def stepped_shaft(rng: random.Random, difficulty: str) -> Part:
@@ -111,6 +117,7 @@ def stepped_shaft(rng: random.Random, difficulty: str) -> Part:
         tuple(dims),
         frame,
         program("stepped shaft", scad),
+        round_box(diameters[0], z),
     )
 
 
@@ -119,7 +126,7 @@ def tube(rng: random.Random, difficulty: str) -> Part:
     wall = pick(rng, [w for w in (2, 3, 4, 5) if w < od / 4])
     idia = od - 2 * wall
     features, dims = ["tube"], [f"Tube Ø{mm(od)} outside, Ø{mm(idia)} inside (wall {mm(wall)}), {mm(length)} long."]
-    profile = [(idia / 2, 0), (od / 2, 0), (od / 2, length), (idia / 2, length)]
+    profile, fd = [(idia / 2, 0), (od / 2, 0), (od / 2, length), (idia / 2, length)], od
     if difficulty != "easy":
         fd, ft = od + pick(rng, steps(10, 30, 5)), pick(rng, (3, 4, 5))
         features.append("end collar")
@@ -134,7 +141,8 @@ def tube(rng: random.Random, difficulty: str) -> Part:
                  f"  translate({vec(0, -od, z)}) rotate([-90, 0, 0]) cylinder(h = {mm(2 * od)}, d = {mm(d)});"]  # fmt: skip
     body = revolve(profile)
     scad = f"difference() {{\n  {body}\n" + "\n".join(cuts) + "\n}" if cuts else body
-    return Part("tube", difficulty, "Tube", tuple(features), tuple(dims), AXIS_FRAME, program("tube", scad))
+    return Part("tube", difficulty, "Tube", tuple(features), tuple(dims), AXIS_FRAME, program("tube", scad),
+                round_box(fd, length))  # fmt: skip
 
 
 def hex_spacer(rng: random.Random, difficulty: str) -> Part:
@@ -143,7 +151,8 @@ def hex_spacer(rng: random.Random, difficulty: str) -> Part:
     features = ["hex prism", "through bore"]
     dims = [f"Hexagonal spacer {mm(af)} across flats, {mm(length)} long; two flats parallel to the X axis (corners on the X axis).",
             f"Through bore Ø{mm(bore)} on the axis."]  # fmt: skip
-    body = f"linear_extrude(height = {mm(length)}) difference() {{ circle(d = {mm(af / math.cos(math.radians(30)))}, $fn = 6); circle(d = {mm(bore)}); }}"
+    corners = af / math.cos(math.radians(30))  # across corners
+    body = f"linear_extrude(height = {mm(length)}) difference() {{ circle(d = {mm(corners)}, $fn = 6); circle(d = {mm(bore)}); }}"
     cuts = []
     if difficulty != "easy":
         cb = round(min(af * 0.8, bore * 1.8), 1)
@@ -156,7 +165,7 @@ def hex_spacer(rng: random.Random, difficulty: str) -> Part:
         dims.append(f"Both ends chamfered as a nut is: a cone whose surface lies at 30° to the end face, meeting the end face "
                     f"on a Ø{mm(af)} circle, trims the hex corners.")  # fmt: skip
         slope = math.tan(math.radians(30))  # rise per unit of radius
-        h = round((af / math.cos(math.radians(30)) - af) / 2 * slope + 1, 2)
+        h = round((corners - af) / 2 * slope + 1, 2)
         wide = af + 2 * h / slope
         turned_profile = revolve(
             [(0, 0), (af / 2, 0), (wide / 2, h), (wide / 2, length - h), (af / 2, length), (0, length)]
@@ -171,6 +180,7 @@ def hex_spacer(rng: random.Random, difficulty: str) -> Part:
         tuple(dims),
         AXIS_FRAME,
         program("hex spacer", scad),
+        box((-float(mm(corners)) / 2, -af / 2, 0), (float(mm(corners)) / 2, af / 2, length)),  # as written
     )
 
 
@@ -209,6 +219,5 @@ def gear_blank(rng: random.Random, difficulty: str) -> Part:
                 f"  linear_extrude(height = {mm(3 * face)}, center = true) {{\n{circles_2d(bolt_circle(n, pcd), d)}\n  }}"
             )
     scad = f"difference() {{\n  {revolve(profile)}\n" + "\n".join(cuts) + "\n}" if cuts else revolve(profile)
-    return Part(
-        "gear-blank", difficulty, "Gear blank", tuple(features), tuple(dims), AXIS_FRAME, program("gear blank", scad)
-    )
+    return Part("gear-blank", difficulty, "Gear blank", tuple(features), tuple(dims), AXIS_FRAME, program("gear blank", scad),
+                round_box(od, face + hub_h))  # fmt: skip

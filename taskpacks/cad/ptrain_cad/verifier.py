@@ -2,14 +2,35 @@
 
 Order matters: the submission is rendered before the reference enters the sandbox (so its program
 can't `import` the answer), and the reference goes to a directory whose name it could not guess.
-The sandbox measures (cadtool.py compare); `judge` here turns the measurements into a verdict:
+The sandbox measures (cadtool.py compare); `judge` here turns the measurements into a verdict.
 
-- reward 0 unless the part is a valid watertight solid with the expected number of bodies, sitting
-  roughly where the drawing puts it (bounding box within GATE: 20% of the part's largest size, at
-  least 2 mm, so a placeholder cube scores 0); otherwise reward = IoU with the reference;
-- passed: bounding box within 1 mm per axis, volume within 2%, Chamfer distance and 95th-percentile
-  Hausdorff distance within 1 mm, and the same number of through-holes (genus), which catches a
-  plain block standing in for a plate with small holes.
+Passed: a valid watertight solid with the expected number of bodies, its bounding box within 1 mm
+per axis, volume within 2%, Chamfer distance, 95th-percentile and largest Hausdorff distance (over
+SAMPLES surface points each way) within 1 mm, and the same number of through-holes (genus) as the
+reference. The largest distance is what catches a small feature left out or put in the wrong place
+(a keyway, one moved hole): too little of the surface for the 95th percentile to see. Reward 1.
+
+A part that fails earns a shaped score, paid only for getting closer than the reference's own
+bounding-box cuboid (the shortcut of leaving every feature out), and never more than CAP:
+
+    0                           if invalid, the wrong number of bodies, or the bounding box off by
+                                more than GATE (20% of the part's largest size, at least 2 mm)
+    0                           if the genus differs (a through-hole missing or extra)
+    CAP * F * (1 - w + w * I)   otherwise, with CAP = 0.5 and, for the reference's volume R,
+                                its bounding box's volume B, the submission's volume V and IoU:
+      F = clip((f - F0) / (1 - F0)),  f = 1 - |V - R| / (B - R),  F0 = 0.1
+            volume skill: the share of the material the features take out of the box that the
+            part takes out too (1 for the right volume, 0 for the box; below F0 counts as 0)
+      I = clip((IoU - R/B) / (1 - R/B))
+            overlap skill: how much of the way from the box's IoU (R/B) to 1 the part gets
+      w = min(1/2, R/B)
+            the overlap's weight: at most a half, and R/B for hollow parts
+
+The cuboid has f = 0 and I = 0, so it scores exactly 0 whatever the family (and so does anything
+no nearer the reference's volume than the box, to within F0). A feature moved elsewhere inside
+the part keeps the genus and the volume (F = 1) and costs only overlap; left out, it costs volume
+and overlap alike; with w so bounded, the moved feature never scores less (docs/cad_reward.md
+has the derivation and the measured figures).
 
 A render that fails or times out, or a measurement that crashes on a strange mesh, is the model's
 failure: a score-0 verdict saying why. A reference that does not render is ours: `VerifierError`.
@@ -18,6 +39,7 @@ failure: a score-0 verdict saying why. A reference that does not render is ours:
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import uuid
 from collections.abc import Mapping
@@ -29,14 +51,36 @@ from ptrain_cad.tools import CADTOOL, RENDER_TIMEOUT_S
 
 SUBMISSION_RECORD = ".ptrain-submission.json"  # added to the artifact by the taskpack
 DEFAULT_FILE = "part.scad"
-TOLERANCE = {"bbox_mm": 1.0, "volume_rel": 0.02, "chamfer_mm": 1.0, "hausdorff95_mm": 1.0}
+TOLERANCE = {"bbox_mm": 1.0, "volume_rel": 0.02, "chamfer_mm": 1.0, "hausdorff95_mm": 1.0, "hausdorff_max_mm": 1.0}
+SAMPLES = 4000  # surface points per direction: a feature on 0.1% of the surface is missed 2% of the time
 GATE_REL, GATE_MIN_MM = 0.2, 2.0
+CAP, F0 = 0.5, 0.1  # the most a failing part earns; volume skill below F0 counts as none
 COMPARE_TIMEOUT_S = 120.0  # with the render's 120 + 30 s, inside ptrain's 300 s verify timeout
 
 
 def bbox_error(sub: Mapping, ref: Mapping) -> float:
     """The largest difference, over axes and both ends, between two bounding boxes (mm)."""
     return max(abs(a - b) for key in ("bbox_min", "bbox_max") for a, b in zip(sub[key], ref[key], strict=True))
+
+
+def clip(x: float) -> float:
+    return min(max(x, 0.0), 1.0)
+
+
+def shaped(metrics: Mapping) -> dict:
+    """The failing part's score and its terms: volume skill F and overlap skill I over the reference's
+    bounding-box cuboid, and the overlap's weight w (pure; see the module docstring)."""
+    ref, sub = metrics["reference"], metrics["submission"]
+    box = math.prod(hi - lo for lo, hi in zip(ref["bbox_min"], ref["bbox_max"], strict=True))
+    r = ref["volume_mm3"]
+    removed = max(box - r, 1e-9 * box)  # what the features take out of the box (a cuboid reference: ~0)
+    f = 1 - abs(sub["volume_mm3"] - r) / removed
+    volume_skill = clip((f - F0) / (1 - F0))
+    overlap_skill = clip((metrics["iou"] - r / box) / (removed / box))
+    weight = min(0.5, r / box)
+    score = CAP * volume_skill * (1 - weight + weight * overlap_skill)
+    terms = {"volume_skill": volume_skill, "overlap_skill": overlap_skill, "overlap_weight": weight, "score": score}
+    return {name: round(value, 6) for name, value in terms.items()}
 
 
 def judge(metrics: Mapping, version: str = "") -> Verdict:
@@ -63,12 +107,20 @@ def judge(metrics: Mapping, version: str = "") -> Verdict:
         "volume": details["volume_error"] <= TOLERANCE["volume_rel"],
         "chamfer": metrics["chamfer_mm"] <= TOLERANCE["chamfer_mm"],
         "hausdorff95": metrics["hausdorff95_mm"] <= TOLERANCE["hausdorff95_mm"],
+        "hausdorff_max": metrics["hausdorff_max_mm"] <= TOLERANCE["hausdorff_max_mm"],
         "genus": sub["genus"] == ref["genus"],
     }
     details["checks"] = checks
     failed = [name for name, ok in checks.items() if not ok]
-    details["reason"] = "matches the reference" if not failed else f"outside tolerance: {', '.join(failed)}"
-    return Verdict(round(min(max(metrics["iou"], 0.0), 1.0), 6), not failed, details, version)
+    if not failed:
+        details["reason"] = "matches the reference"
+        return Verdict(1.0, True, details, version)
+    details["reason"] = f"outside tolerance: {', '.join(failed)}"
+    if not checks["genus"]:
+        details["reason"] += f" ({sub['genus']} through-holes, expected {ref['genus']}: no partial credit)"
+        return Verdict(0.0, False, details, version)
+    details["shaped"] = shaped(metrics)
+    return Verdict(details["shaped"]["score"], False, details, version)
 
 
 def fail(reason: str, version: str, **details) -> Verdict:
@@ -120,7 +172,7 @@ async def verify_cad(
     root = f"/tmp/.verify-{uuid.uuid4().hex}"
     await place_files(sandbox, dict(reference), root=root)
     (name,) = reference
-    command = f"{CADTOOL} compare {shlex.quote(rendered['stl'])} {root}/{name}"
+    command = f"{CADTOOL} compare {shlex.quote(rendered['stl'])} {root}/{name} --samples {SAMPLES}"
     command += (f" --bodies {bodies}" if bodies is not None else "") + (" --align" if align else "")
     result = await sandbox.exec(command, timeout_s=COMPARE_TIMEOUT_S, max_output_bytes=1 << 20)
     if result.timed_out:
