@@ -16,8 +16,13 @@ Why these statistics:
   removes the between-task variance: the paired bootstrap resamples tasks and keeps each task's
   two results together. McNemar's exact test uses the discordant pass/fail pairs of matching
   (task, sample) episodes.
-- Infrastructure failures (status "error") are not the model's: they are counted, never scored.
-  An episode without a verdict is counted as unverified and left out.
+- Infrastructure failures (status "error": podman, the image, the engine, the verifier's harness)
+  are not the model's: pass@k leaves them out, and beside it `pass@1 (all)` counts each as a 0 and
+  the census gives their rate, so a run that lost many episodes cannot look better than it is. An
+  error retried later by a resumed rollout (the same task and sample, stored again) no longer
+  counts. The model's own failures (a workspace it made too large to collect, a shell it broke)
+  are stored with a 0 verdict and scored like any other. An episode without a verdict is counted
+  as unverified and left out.
 """
 
 from __future__ import annotations
@@ -72,8 +77,25 @@ class Census:
 
     episodes: int = 0
     scored: int = 0
-    infra_errors: Counter = field(default_factory=Counter)  # error type -> count
+    passed: int = 0  # scored episodes that passed
+    infra_errors: Counter = field(default_factory=Counter)  # error type -> count (not retried since)
+    retried: int = 0  # infrastructure errors whose (task, sample) a later episode holds
     unverified: int = 0
+
+    @property
+    def infra_error_count(self) -> int:
+        return sum(self.infra_errors.values())
+
+    @property
+    def pass_at_1_all(self) -> float | None:
+        """Passed over every (task, sample) that ran to a score or failed as infrastructure (as a 0)."""
+        n = self.scored + self.infra_error_count
+        return self.passed / n if n else None
+
+    @property
+    def infra_error_rate(self) -> float | None:
+        n = self.scored + self.infra_error_count + self.unverified
+        return self.infra_error_count / n if n else None
 
 
 def task_outcomes(store: Store, census: Census | None = None, **filters: Any) -> list[TaskOutcome]:
@@ -81,16 +103,27 @@ def task_outcomes(store: Store, census: Census | None = None, **filters: Any) ->
     census = census if census is not None else Census()
     verdicts = store.latest_verdicts()
     rows: dict[str, dict[str, Any]] = {}
+    errors: dict[tuple[str, int], str] = {}  # (task, sample) -> error type, unless a later episode holds it
+    held: set[tuple[str, int]] = set()
     for episode in store.episodes(**filters):
         census.episodes += 1
+        key = (episode.task_id, episode.sample_index)
         if episode.status == "error":
-            census.infra_errors[episode.error_type] += 1
+            if key in held:
+                census.retried += 1
+            else:
+                census.retried += key in errors
+                errors[key] = episode.error_type
             continue
+        if errors.pop(key, None) is not None:
+            census.retried += 1
+        held.add(key)
         verdict = verdicts.get(episode.episode_id)
         if verdict is None:
             census.unverified += 1
             continue
         census.scored += 1
+        census.passed += bool(verdict.passed)
         meta = episode.metadata
         row = rows.setdefault(episode.task_id, {"category": str(meta.get("category", "")),
                                                 "difficulty": str(meta.get("difficulty", "")),
@@ -102,6 +135,7 @@ def task_outcomes(store: Store, census: Census | None = None, **filters: Any) ->
         row["model_tokens"].append(episode.model_tokens)
         row["turns"].append(int(meta.get("turns", 0)))
         row["wall_s"].append(float(episode.timings.get("wall_s", 0.0)))
+    census.infra_errors.update(errors.values())
     return [
         TaskOutcome(
             task_id,

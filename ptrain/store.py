@@ -413,7 +413,8 @@ class Store:
         each group ends; the second reads one shard at a time and yields each group as soon as its
         last sample is in, so only groups that span shards are held. Filters must be ones that a
         whole group shares (split, taskpack, task_id, policy version). Incomplete groups are counted
-        in a warning and skipped unless asked for; a repeated (group, sample) keeps the first one.
+        in a warning and skipped unless asked for; a repeated (group, sample) keeps the first one,
+        except that an episode retried after an infrastructure error replaces the error.
         """
         query = Query(**filters)
         if query.status is not None or query.by_reward:
@@ -421,13 +422,21 @@ class Store:
         members: dict[str, dict[int, tuple[int, str]]] = {}  # group -> sample -> (shard, episode id)
         sizes: dict[str, int] = {}
         repeats = 0
-        names = ["episode_id", "group_id", "sample_index", "group_size"]
+        names = ["episode_id", "group_id", "sample_index", "group_size", "status"]
         shards = self.shards("episodes")  # one listing for both passes: shards written meanwhile wait
+        errored: set[tuple[str, int]] = set()  # (group, sample) held only by an infrastructure error so far
         for i, _, table in self._scan(names, query, shards=shards):
-            for episode_id, group_id, sample, size in zip(*(table[n].to_pylist() for n in names), strict=True):
+            for episode_id, group_id, sample, size, status in zip(*(table[n].to_pylist() for n in names), strict=True):
                 samples = members.setdefault(group_id, {})
-                repeats += sample in samples
-                samples.setdefault(sample, (i, episode_id))
+                if (group_id, sample) in errored and status != "error":  # a resumed rollout's retry replaces it
+                    errored.discard((group_id, sample))
+                    samples[sample] = (i, episode_id)
+                elif sample in samples:
+                    repeats += status != "error" or (group_id, sample) not in errored
+                else:
+                    samples[sample] = (i, episode_id)
+                    if status == "error":
+                        errored.add((group_id, sample))
                 sizes.setdefault(group_id, size)
         if repeats:
             self._warn(f"{repeats} episodes repeat a (group, sample) already stored; the first of each is used")

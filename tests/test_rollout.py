@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from transformers import AutoTokenizer
 
+from ptrain.eval import Census, task_outcomes
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.loop import ELIDED, EpisodeLimits, run_episode
@@ -105,6 +106,47 @@ async def test_an_engine_failure_is_retried_and_recorded_not_blamed_on_the_model
     assert episode.status == "error" and episode.error_type == "EngineError"
     assert episode.metadata["trainable"] is False and not episode.artifact_sha256
     assert report.verified == 0
+
+
+async def test_a_resumed_rollout_retries_stored_infrastructure_errors_up_to_retries(
+    tmp_path, podman_url, pack, fmt, tasks
+):
+    always = ScriptedEngine(fmt, gold_replies(fmt, pack, tasks), fail_on=set(range(1, 100)))
+    cfg = config(task_ids=TASKS[:1], samples=1, retries=2)
+    await roll(tmp_path, pack, always, fmt, replace(cfg, retries=0))  # one attempt, stored as an error
+    store, report = await roll(tmp_path, pack, ScriptedEngine(fmt, gold_replies(fmt, pack, tasks)), fmt, cfg)
+    assert report.infra_retried_from_store == 1 and report.passed == 1
+    assert sorted(e.status for e in store.episodes()) == ["error", "ok"]
+    (group,) = store.groups()
+    assert group.episodes[0].status == "ok" and list(group.rewards) == [1.0]  # the retry replaces the error
+    census = Census()
+    task_outcomes(store, census)
+    assert census.infra_errors == {} and census.retried == 1 and census.pass_at_1_all == 1.0
+
+    for _ in range(3):  # the first run and two resumed ones: retries=2 allows no more
+        await roll(tmp_path / "b", pack, always, fmt, cfg)
+    _, last = await roll(tmp_path / "b", pack, always, fmt, cfg)
+    assert last.planned == 0
+    census = Census()
+    task_outcomes(Store(tmp_path / "b" / "run"), census)
+    assert census.infra_error_count == 1 and census.pass_at_1_all == 0.0 and census.infra_error_rate == 1.0
+
+
+async def test_a_workspace_too_large_to_collect_is_the_models_failure_scored_zero(tmp_path, podman_url, pack, fmt):
+    replies = [
+        "```bash\ntruncate -s 50G /workspace/huge\n```",
+        '<tool_call>{"name": "submit", "arguments": {}}</tool_call>',
+    ]
+    engine = ScriptedEngine(fmt, lambda prompt, turn: replies[min(turn, 1)])
+    store, report = await roll(tmp_path, pack, engine, fmt, config(task_ids=TASKS[:1], samples=1, max_turns=2))
+    (episode,) = store.episodes()
+    assert episode.status != "error" and episode.metadata["trainable"] is True and not episode.artifact_sha256
+    assert "too large" in episode.metadata["uncollected"]
+    (verdict,) = store.latest_verdicts().values()
+    assert verdict.reward == 0.0 and verdict.details["model_failure"] is True
+    census = Census()
+    task_outcomes(store, census)
+    assert census.scored == 1 and census.infra_error_count == 0
 
 
 async def test_a_sandbox_that_disappears_mid_episode_is_retried_in_a_new_one(tmp_path, podman_url, pack, fmt, tasks):

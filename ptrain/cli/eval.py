@@ -109,6 +109,9 @@ def evaluation(run: Path, taskpack: str | None = None, split: str | None = None)
             "scored": census.scored,
             "unverified": census.unverified,
             "infra_errors": dict(census.infra_errors),
+            "infra_retried": census.retried,
+            "infra_error_rate": census.infra_error_rate,
+            "pass@1_all": census.pass_at_1_all,  # infrastructure failures counted as 0
         },  # fmt: skip
     }
 
@@ -166,6 +169,9 @@ def summary_tables(result: dict[str, Any], run: Path) -> list[Table]:
             table.add_row(name or "-", str(b["tasks"]), f"{_pct(b['pass@1'])} {_ci(b['pass@1_ci95'])}",
                           f"{b['mean_reward']:.3f}")  # fmt: skip
         tables.append(table)
+    console.print(f"pass@1 over all episodes (infrastructure failures as 0): {_pct(census.get('pass@1_all'))}; "
+                  f"infrastructure error rate {_pct(census.get('infra_error_rate'))}"
+                  + (f" ({census['infra_retried']} retried since)" if census.get("infra_retried") else ""))  # fmt: skip
     if census["infra_errors"] or census["unverified"]:
         console.print(f"[yellow]not scored[/]: {census['unverified']} unverified episodes, infrastructure errors "
                       f"{census['infra_errors'] or 'none'} (re-run to retry, or `ptrain verify`)")  # fmt: skip

@@ -10,12 +10,15 @@ as they finish, with their artifact; each is then verified in a fresh sandbox, o
 other episodes' generation, and its verdict written (`verify=False` leaves that to `ptrain verify`).
 
 Resuming: the (task, sample) pairs already in the store are skipped, and stored episodes without a
-verdict are verified first, so a killed run re-run finishes the rest exactly once.
+verdict are verified first, so a killed run re-run finishes the rest exactly once. A pair that
+holds only infrastructure errors is run again by each resumed run, `retries` times at most.
 
-Failures: a sandbox or engine failure is retried (`retries`), then stored as an episode with
-status "error" and the error's type, so it is never trained on as the model's failure; a taskpack
-whose setup or artifact raises is stored the same way; a verifier failure writes no verdict (it is
-counted, and `ptrain verify` picks the episode up later).
+Failures are attributed. Infrastructure (a sandbox or engine failure, a taskpack whose setup
+raises: transient, so retried `retries` times) is stored as an episode with status "error" and the
+error's type, never trained on and counted apart in evaluation. The model's own failures are
+scored: a workspace it left too large or broken to collect (`ToolError`, e.g. `WorkspaceError`)
+is stored with a 0 verdict saying why, trainable like any failed attempt. A verifier failure
+writes no verdict (it is counted, and `ptrain verify` picks the episode up later).
 
 `mode="lockstep"` is the synchronous baseline benchmarks compare against: episodes run in waves of
 `concurrency`, and within a wave every episode generates, then every episode runs its tools, turn
@@ -35,7 +38,7 @@ from typing import Any
 
 from ptrain.engine.base import Engine, Sampling
 from ptrain.episode import Episode, StoredVerdict, StoreError
-from ptrain.errors import EngineError, SandboxError, VerifierError
+from ptrain.errors import EngineError, SandboxError, ToolError, VerifierError
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.loop import EpisodeLimits, EpisodeTrace, Pacing, run_episode
@@ -49,11 +52,20 @@ log = logging.getLogger(__name__)
 INFRA_ERRORS = (SandboxError, EngineError)
 
 
+class SetupFailed(Exception):
+    """The taskpack's setup raised: retried like infrastructure, stored as TaskpackError at the end."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
 @dataclass(frozen=True)
 class Work:
     task: Task
     sample_index: int
     group_id: str
+    prior_errors: int = 0  # infrastructure errors stored for this (task, sample) by earlier runs
 
 
 def group_id_of(taskpack: str, task_id: str, policy_version: int) -> str:
@@ -71,6 +83,7 @@ class RolloutReport:
     statuses: Counter = field(default_factory=Counter)
     finishes: Counter = field(default_factory=Counter)
     infra_retries: int = 0
+    infra_retried_from_store: int = 0  # (task, sample) pairs an earlier run lost to infrastructure, run again
     errors: list[str] = field(default_factory=list)
     verified: int = 0
     passed: int = 0
@@ -95,6 +108,7 @@ class RolloutReport:
             "statuses": dict(self.statuses),
             "finishes": dict(self.finishes),
             "infra_retries": self.infra_retries,
+            "infra_retried_from_store": self.infra_retried_from_store,
             "verified": self.verified,
             "passed": self.passed,
             "mean_reward": self.reward_sum / self.verified if self.verified else None,
@@ -174,11 +188,22 @@ class Rollout:
                              c.categories, c.difficulties)  # fmt: skip
         self.tasks_by_id = {task.id: task for task in tasks}
         version = self.engine.policy_version  # a task is done for this policy version: online training repeats tasks
-        done = self.store.done(taskpack=self.taskpack.name, min_policy_version=version, max_policy_version=version)
+        stored = self.store.summary(taskpack=self.taskpack.name, min_policy_version=version, max_policy_version=version)
+        done, errors = set(), Counter()
+        for task_id, sample, status in zip(*(stored[n].to_pylist() for n in ("task_id", "sample_index", "status")),
+                                           strict=True):  # fmt: skip
+            if status == "error":
+                errors[(task_id, sample)] += 1
+            else:
+                done.add((task_id, sample))
+        done |= {key for key, n in errors.items() if n > c.retries}  # resumed `retries` times already: left as it is
         work = [
-            Work(task, i, group_id_of(self.taskpack.name, task.id, version)) for task in tasks for i in range(c.samples)
+            Work(task, i, group_id_of(self.taskpack.name, task.id, version), errors[(task.id, i)])
+            for task in tasks
+            for i in range(c.samples)
         ]
         todo = [w for w in work if (w.task.id, w.sample_index) not in done]
+        self.report.infra_retried_from_store = sum(1 for w in todo if w.prior_errors)
         self.report.planned, self.report.skipped = len(todo), len(work) - len(todo)
         return todo
 
@@ -224,9 +249,13 @@ class Rollout:
             try:
                 episode, artifact = await self._attempt(work, barrier, attempts)
                 break
-            except INFRA_ERRORS as e:
+            except (*INFRA_ERRORS, SetupFailed) as e:
                 if attempts > self.config.retries:
-                    episode, artifact = self._failed(work, e, attempts), None
+                    if isinstance(e, SetupFailed):
+                        episode = self._failed(work, e.error, attempts, "TaskpackError")
+                    else:
+                        episode = self._failed(work, e, attempts)
+                    artifact = None
                     break
                 self.report.infra_retries += 1
                 log.warning("retrying %s sample %d after %s: %s", work.task.id, work.sample_index, type(e).__name__, e)
@@ -258,8 +287,8 @@ class Rollout:
                     await self.taskpack.setup(task, sandbox)
             except INFRA_ERRORS:
                 raise
-            except Exception as e:
-                return self._failed(work, e, attempts, "TaskpackError"), None
+            except Exception as e:  # before the model acted: not its failure; often transient
+                raise SetupFailed(e) from e
             setup_s = time.monotonic() - started
             pacing = Pacing(barrier.wait, barrier.wait) if barrier else Pacing()
             sampling = Sampling(
@@ -277,20 +306,32 @@ class Rollout:
                 meter=self.meter,
             )
             t0 = time.monotonic()
+            uncollected = ""
             try:
                 artifact = await self.taskpack.artifact(task, sandbox)
             except INFRA_ERRORS:
                 raise
+            except ToolError as e:  # the model left a workspace that can't be collected: its failure
+                artifact, uncollected = b"", f"{type(e).__name__}: {e}"
             except Exception as e:
                 return self._failed(work, e, attempts, "TaskpackError"), None
         timings = {**trace.timings, "setup_s": setup_s, "artifact_s": time.monotonic() - t0,
                    "wall_s": time.monotonic() - started}  # fmt: skip
-        sha = self.store.put_artifact(artifact) if trace.status != "error" else ""
-        episode = self._episode_row(work, trace, timings, pool.image, sha, attempts)
+        sha = self.store.put_artifact(artifact) if trace.status != "error" and not uncollected else ""
+        episode = self._episode_row(work, trace, timings, pool.image, sha, attempts, uncollected)
+        if uncollected and trace.status != "error":
+            self._model_failure(episode.episode_id, uncollected)
         return episode, artifact if sha else None
 
+    def _model_failure(self, episode_id: str, why: str) -> None:
+        """A 0 verdict for an episode whose artifact the model made uncollectable."""
+        self.writer.add_verdict(StoredVerdict(episode_id=episode_id, reward=0.0, passed=False,
+                                              details={"error": why, "model_failure": True},
+                                              verifier_version="ptrain/uncollected"))  # fmt: skip
+        self.report.verified += 1
+
     def _episode_row(
-        self, work: Work, trace: EpisodeTrace, timings: dict, image: str, sha: str, attempts: int
+        self, work: Work, trace: EpisodeTrace, timings: dict, image: str, sha: str, attempts: int, uncollected: str = ""
     ) -> Episode:
         task = work.task
         return Episode(
@@ -324,6 +365,7 @@ class Rollout:
                 "evaluation": self.config.evaluation,
                 "text_mode": trace.text_mode,
                 "trainable": not (self.config.evaluation or trace.text_mode),
+                **({"uncollected": uncollected} if uncollected else {}),
             },
         )
 
