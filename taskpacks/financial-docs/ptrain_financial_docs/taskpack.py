@@ -33,7 +33,7 @@ INSTRUCTIONS = (
     "{question}\n\nThe annual reports (Form 10-K) of {n} companies for fiscal {first} to {last} are in "
     "/workspace/filings (CATALOG.md lists them; some are PDF, some HTML). Use search, read and tables to find "
     'the figures and python to compute. Submit only the answer, with its unit: a figure like "$1,234 million", '
-    '"12.5%" or "1.85", "yes" or "no", or a company\'s name.'
+    '"12.5%" or "1.85" (where a name is asked for, just the name).'
 )
 
 
