@@ -81,6 +81,13 @@ class Census:
     infra_errors: Counter = field(default_factory=Counter)  # error type -> count (not retried since)
     retried: int = 0  # infrastructure errors whose (task, sample) a later episode holds
     unverified: int = 0
+    official: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # metric -> (em, f1) per episode
+
+    def official_metrics(self) -> dict[str, dict[str, float]]:
+        """A benchmark's own metric where the verifier reports one (e.g. TAT-QA's exact match and F1)."""
+        return {metric: {"episodes": len(v), "em": float(np.mean([e for e, _ in v])),
+                         "f1": float(np.mean([f for _, f in v]))}
+                for metric, v in sorted(self.official.items())}  # fmt: skip
 
     @property
     def infra_error_count(self) -> int:
@@ -124,6 +131,10 @@ def task_outcomes(store: Store, census: Census | None = None, **filters: Any) ->
             continue
         census.scored += 1
         census.passed += bool(verdict.passed)
+        official = verdict.details.get("official")
+        if isinstance(official, dict) and "em" in official:
+            metric = str(official.get("metric", "official"))
+            census.official.setdefault(metric, []).append((float(official["em"]), float(official.get("f1", 0.0))))
         meta = episode.metadata
         row = rows.setdefault(episode.task_id, {"category": str(meta.get("category", "")),
                                                 "difficulty": str(meta.get("difficulty", "")),

@@ -127,6 +127,29 @@ def test_task_outcomes_score_verified_episodes_and_count_the_rest(tmp_path):
     assert census.scored == 4 and census.unverified == 1 and dict(census.infra_errors) == {"SandboxError": 1}
 
 
+def test_infrastructure_failures_count_as_zero_in_pass_at_1_over_all_and_in_their_rate(tmp_path):
+    run = make_eval_run(tmp_path / "e", {"t1": [True, True], "t2": [True, False]}, error=True)
+    census = Census()
+    task_outcomes(Store(run), census)
+    assert census.passed == 3 and census.scored == 4 and census.infra_error_count == 1
+    assert census.pass_at_1_all == pytest.approx(3 / 5) and census.infra_error_rate == pytest.approx(1 / 6)
+
+
+def test_a_benchmarks_official_metric_is_averaged_beside_the_reward(tmp_path):
+    store = Store(tmp_path / "e", create=True)
+    with store.writer() as w:
+        for i, (em, f1) in enumerate([(1.0, 1.0), (0.0, 0.5)]):
+            e = episode("t1", i)
+            w.add(e)
+            official = {"metric": "tatqa-official", "em": em, "f1": f1}
+            w.add_verdict(
+                StoredVerdict(episode_id=e.episode_id, reward=em, passed=bool(em), details={"official": official})
+            )
+    census = Census()
+    task_outcomes(store, census)
+    assert census.official_metrics() == {"tatqa-official": {"episodes": 2, "em": 0.5, "f1": 0.75}}
+
+
 def test_eval_compare_prints_the_paired_difference_as_json(tmp_path):
     a = make_eval_run(tmp_path / "a", {f"t{i}": [False, False] for i in range(8)})
     b = make_eval_run(tmp_path / "b", {f"t{i}": [True, True] for i in range(8)})

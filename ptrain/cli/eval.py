@@ -112,6 +112,7 @@ def evaluation(run: Path, taskpack: str | None = None, split: str | None = None)
             "infra_retried": census.retried,
             "infra_error_rate": census.infra_error_rate,
             "pass@1_all": census.pass_at_1_all,  # infrastructure failures counted as 0
+            "official": census.official_metrics(),  # the benchmark's own metric, where the verifier reports it
         },  # fmt: skip
     }
 
@@ -172,6 +173,9 @@ def summary_tables(result: dict[str, Any], run: Path) -> list[Table]:
     console.print(f"pass@1 over all episodes (infrastructure failures as 0): {_pct(census.get('pass@1_all'))}; "
                   f"infrastructure error rate {_pct(census.get('infra_error_rate'))}"
                   + (f" ({census['infra_retried']} retried since)" if census.get("infra_retried") else ""))  # fmt: skip
+    for metric, m in census.get("official", {}).items():
+        console.print(f"official metric {metric}: exact match {_pct(m['em'])}, F1 {_pct(m['f1'])} "
+                      f"over {m['episodes']} episodes (the reward is ptrain's strict score)")  # fmt: skip
     if census["infra_errors"] or census["unverified"]:
         console.print(f"[yellow]not scored[/]: {census['unverified']} unverified episodes, infrastructure errors "
                       f"{census['infra_errors'] or 'none'} (re-run to retry, or `ptrain verify`)")  # fmt: skip
