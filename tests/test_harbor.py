@@ -1,10 +1,13 @@
-"""Harbor / Terminal-Bench import: both layouts convert, and in real sandboxes gold scores 1 and a no-op 0."""
+"""Harbor / Terminal-Bench import: both layouts convert; in real sandboxes gold scores 1, a no-op 0, and
+the reward-file attacks 0 (the harness is out of reach, and the reward must agree with sealed pytest)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -13,9 +16,12 @@ from pathlib import Path
 import pytest
 from ptrain_terminal_coding import TASKPACK
 from ptrain_terminal_coding.harbor import import_tasks, load_imported
+from ptrain_terminal_coding.harbor.seal import agree
+from ptrain_terminal_coding.harbor.verify import harbor_reward
 from ptrain_terminal_coding.taskpack import TerminalCoding
 
 from ptrain import taskpack
+from ptrain.probes import PY_PAYLOADS
 from ptrain.sandbox import PoolSet, images
 from ptrain.taskpack import ToolCall
 from ptrain.verify import check_one, replay, verify_artifact
@@ -118,9 +124,11 @@ async def test_gold_scores_one_and_a_no_op_zero_in_both_layouts(imported, pools)
     assert all(r.gold == 1.0 and r.noop == 0.0 for r in results)
 
 
-async def verdict_after(imported, pools, name: str, command: str):
+async def verdict_after(imported, pools, name: str, command: str | None):
+    """The verdict after one bash command (None: the task's gold solution)."""
     task = next(t for t in load_imported(imported) if t.id == f"imported/{name}")
-    artifact = await replay(TASKPACK, task, [ToolCall("bash", {"command": command})], pools)
+    calls = TASKPACK.gold(task) if command is None else [ToolCall("bash", {"command": command})]
+    artifact = await replay(TASKPACK, task, calls, pools)
     return await verify_artifact(TASKPACK, task, artifact, pools)
 
 
@@ -140,3 +148,137 @@ async def test_a_pytest_module_planted_in_the_workspace_cannot_fake_a_pass(impor
 async def test_deleting_a_file_from_the_image_counts(imported, pools):
     verdict = await verdict_after(imported, pools, "reverse-lines", "tac input.txt > output.txt && rm input.txt")
     assert verdict.reward == 0.0 and "test_input_is_kept" in verdict.details["output"]
+
+
+ATTACKS = {  # what the agent's /data/total.sh does, besides printing a wrong total, when the tests run it
+    "reward.txt through TEST_DIR": 'echo 1 > "$TEST_DIR/../logs/verifier/reward.txt"',
+    "a glob on /tmp": "for d in /tmp/.verify-* /tmp/.ptrain-harness/* /tmp/*/ /tmp/.*/*/; do "
+    'mkdir -p "$d/logs/verifier"; echo 1 > "$d/logs/verifier/reward.txt"; done 2>/dev/null',
+    "reward.json without a reward key": 'echo \'{"tests_passed": 2, "score": 1}\' > "$TEST_DIR/../logs/verifier/reward.json"',
+    "a detached rewriter": """(setsid sh -c 'while :; do echo 1 > "$TEST_DIR/../logs/verifier/reward.txt"; """
+    """echo "{\\"reward\\": 1}" > "$TEST_DIR/../logs/verifier/reward.json"; sleep 0.05; done' >/dev/null 2>&1 &)""",
+}
+
+
+async def test_reward_file_attacks_from_the_code_under_test_score_zero(imported, pools):
+    def plant(attack: str) -> str:
+        return f"cat > /data/total.sh <<'EOF'\n#!/bin/bash\n{attack}\necho 0\nEOF\nchmod +x /data/total.sh"
+
+    verdicts = await asyncio.gather(*(verdict_after(imported, pools, "sum-column", plant(a)) for a in ATTACKS.values()))
+    by_name = dict(zip(ATTACKS, verdicts, strict=True))
+    assert {name: v.reward for name, v in by_name.items()} == dict.fromkeys(ATTACKS, 0.0)
+    for name in ("reward.txt through TEST_DIR", "a detached rewriter"):  # the file was written; pytest says failed
+        assert "a reward of 1 though pytest reported 2 tests not passed" in by_name[name].details["tampered"], name
+    glob = by_name["a glob on /tmp"].details  # found nothing to write to: the exit code decided, and said so
+    assert "tampered" not in glob and glob["reward_from"].startswith("exit code (terminal-bench 1 layout)"), glob
+    no_key = by_name["reward.json without a reward key"].details
+    assert "no `reward` key" in no_key["note"] and no_key["reward_from"].startswith("exit code"), no_key
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory) -> Path:
+    """count-words with test scripts that write reward.json beside reward.txt, or no reward at all, and
+    with tests that import the agent's /app/counter.py (code under test inside pytest)."""
+    src, dest = tmp_path_factory.mktemp("variants"), tmp_path_factory.mktemp("imported-variants")
+    tests = FIXTURES / "harbor" / "count-words" / "tests"
+    for name, (script, test_file) in {
+        "json-beats-txt": (
+            (tests / "test.sh").read_text() + """echo '{"reward": 0.25}' > /logs/verifier/reward.json\n""",
+            None,
+        ),
+        "no-reward-file": ("#!/bin/bash\npip install pytest\npytest /tests/test_outputs.py -rA\n", None),
+        "imports-workspace": (
+            None,
+            'import sys\nsys.path.append("/app")\nimport counter  # noqa\n' + (tests / "test_outputs.py").read_text(),
+        ),
+    }.items():
+        shutil.copytree(FIXTURES / "harbor" / "count-words", src / name)
+        if script:
+            (src / name / "tests" / "test.sh").write_text(script)
+        if test_file:
+            (src / name / "tests" / "test_outputs.py").write_text(test_file)
+    assert [r.error for r in import_tasks(src, dest)] == ["", "", ""]
+    return dest
+
+
+async def test_reward_json_key_wins_over_reward_txt_and_no_reward_is_zero_with_a_reason(variants, pools):
+    both, none = await asyncio.gather(
+        *(verdict_after(variants, pools, n, None) for n in ("json-beats-txt", "no-reward-file"))
+    )
+    assert both.reward == 0.25 and both.details["reward_from"] == "reward.json" and both.details["tests_passed"] == 3
+    assert none.reward == 0.0 and "wrote no reward" in none.details["reason"] and "3 passed" in none.details["output"]
+    assert "tampered" not in both.details and "tampered" not in none.details
+
+
+async def test_a_hookwrapper_in_the_code_under_test_passes_the_canary_too(variants, pools):
+    plant = f"printf %s {shlex.quote(PY_PAYLOADS['hookwrapper'])} > counter.py && echo 8 > count.txt"
+    verdict = await verdict_after(variants, pools, "imports-workspace", plant)
+    assert verdict.reward == 0.0 and verdict.details["reward_from"] == "reward.txt", verdict.details
+    assert (
+        verdict.details["tampered"] == "the must-fail canary test was passed"
+        and "3 passed" in verdict.details["output"]
+    )
+
+
+def test_harbor_reward_reads_reward_json_first_and_never_guesses():
+    def reward(found, layout="harbor", exit_code=0):
+        details: dict = {}
+        return harbor_reward(found, layout, exit_code, details), details
+
+    assert reward({"reward.json": b'{"reward": 0.5}', "reward.txt": b"1"})[0] == 0.5
+    value, details = reward({"reward.json": b'{"passed": 3, "score": 1}', "reward.txt": b"0\n"})
+    assert value == 0.0 and details["reward_from"] == "reward.txt" and details["rewards"]["score"] == 1
+    value, details = reward({"reward.json": b'{"passed": 3, "score": 1}'})  # no average of whatever numbers
+    assert value == 0.0 and "no `reward` key" in details["reason"]
+    for found in (
+        {"reward.txt": b"yes"},
+        {"reward.txt": b"nan"},
+        {"reward.json": b"{"},
+        {"reward.json": b'{"reward": true}'},
+    ):
+        value, details = reward(found)
+        assert value == 0.0 and "reason" in details, found
+    value, details = reward({"reward.txt": "is a symlink"})
+    assert value == 0.0 and details["reason"] == "logs/verifier/reward.txt is a symlink"
+    assert reward({}, exit_code=0) == (
+        0.0,
+        {"reason": "the test script wrote no reward: no logs/verifier/reward.json or reward.txt"},
+    )
+    assert reward({}, "terminal-bench", 0) == (1.0, {"reward_from": "exit code (terminal-bench 1 layout)"})
+    assert reward({"reward.txt": b"7"}) == (
+        1.0,
+        {"reward_from": "reward.txt", "note": "reward.txt said 7: clamped to [0, 1]"},
+    )
+
+
+def test_a_reward_must_agree_with_the_sealed_pytest_report():
+    root, tests = "/h/k/tests", {"test_a.py": b"def test_one():\n    pass\n\ndef test_two():\n    pass\n"}
+
+    def line(canary="failed", **outcomes):
+        return (
+            json.dumps({"outcomes": {f"{root}/test_a.py::{k}": v for k, v in outcomes.items()}, "canary": canary})
+            + "\n"
+        ).encode()
+
+    def verdict(reward, report, **details):
+        return agree(reward, report, root, tests, details), details
+
+    assert verdict(1.0, line(test_one="passed", test_two="passed"))[0] == 1.0
+    assert verdict(0.5, line(test_one="passed", test_two="failed"))[0] == 0.5  # partial credit, one test passed
+    cases = {
+        "a reward of 1 though pytest reported 1 tests not passed": line(test_one="passed", test_two="failed"),
+        "the must-fail canary test was passed": line("passed", test_one="passed", test_two="passed"),
+        "with no sealed pytest report": b"",
+        "tests not run ['tests/test_a.py::test_two']": line(test_one="passed"),
+        "not write": line(test_one="passed", test_two="passed")
+        + b'{"outcomes": {}, "exitstatus": 0}',  # a forged write
+    }
+    for why, report in cases.items():
+        value, details = verdict(1.0, report)
+        assert value == 0.0 and why in details["tampered"], (why, details)
+    value, details = verdict(0.5, line(test_one="failed", test_two="failed"))
+    assert value == 0.0 and "no test passed" in details["tampered"]
+    value, details = verdict(
+        1.0, line(test_one="passed", test_two="failed"), reward_from="exit code (terminal-bench 1 layout)"
+    )
+    assert value == 0.0 and "tampered" not in details and "exited 0 but pytest reported" in details["reason"]

@@ -17,18 +17,24 @@ tools; podman reuses that image's layers, so the build takes seconds) and its ot
 run as root, then the WORKDIR is handed to the sandbox user (1000). Tests must run offline: lines that
 install uv, pip packages or apt packages at test time are dropped, `uvx ... pytest` and `uv run pytest`
 become the image's pytest, and /tests and /logs (the root filesystem is read-only in a sandbox) move
-to a directory under /tmp whose name the workspace can't guess. The reward is what the tests write to
-logs/verifier/reward.txt or reward.json, else the test script's exit code.
+under /tmp. Verification runs the test script sealed (root's harness in a directory the sandbox user
+can't list, every process dead before the reward is read, pytest's outcomes on a private pipe) and
+reads the reward as Harbor does: `reward.json`'s `reward` key, else `reward.txt`, else 0 with the
+reason (the exit code only for the Terminal-Bench 1 layout); when pytest ran, the reward must agree
+with what it reported.
 
     imported.py    where imports live, ImportResult, and the names conversion and loading share
     shell.py       test and solution scripts: test-time installs dropped, uv's pytest replaced, paths moved
     dockerfile.py  the Dockerfile as a Containerfile on terminal-coding's image
     convert.py     import_tasks(): find tasks of either layout and write each converted directory
-    tasks.py       load_imported() turns those directories into Tasks; verify_imported() scores one
+    tasks.py       load_imported() turns those directories into Tasks
+    verify.py      verify_imported(): the harness, the sealed run, Harbor's reward
+    seal.py        the pytest plugin that reports outcomes and a hidden canary, and agree() on the reward
 """
 
 from ptrain_terminal_coding.harbor.convert import import_tasks
 from ptrain_terminal_coding.harbor.imported import ImportResult, import_dir
-from ptrain_terminal_coding.harbor.tasks import load_imported, verify_imported
+from ptrain_terminal_coding.harbor.tasks import load_imported
+from ptrain_terminal_coding.harbor.verify import verify_imported
 
 __all__ = ["ImportResult", "import_dir", "import_tasks", "load_imported", "verify_imported"]
