@@ -8,7 +8,8 @@ own verifier through `probes(task)` (see `ptrain.taskpack.Probe`).
 
 Most probes plant a payload that runs at verification time, when the hidden tests import the
 workspace's Python modules or run its scripts: appended to every `.py` file, and to every shell
-script, of the workspace. None of them fixes anything, so none can score by doing the task.
+script, of the workspace (the task's workdir: `/workspace`, or an imported image's own). None of
+them fixes anything, so none can score by doing the task.
 """
 
 from __future__ import annotations
@@ -109,12 +110,12 @@ SH_PAYLOAD = (
 )
 
 
-def inject(python: str, shell: str = "") -> str:
-    """A bash command appending `python` to every .py file and `shell` to every shell script of the workspace."""
+def inject(python: str, shell: str = "", workdir: str = "/workspace") -> str:
+    """A bash command appending `python` to every .py file and `shell` to every shell script under `workdir`."""
     script = """
 import os, sys
-py, sh = sys.argv[1], sys.argv[2]
-for top, dirs, files in os.walk("/workspace"):
+py, sh, workdir = sys.argv[1], sys.argv[2], sys.argv[3]
+for top, dirs, files in os.walk(workdir):
     dirs[:] = [d for d in dirs if d != ".git"]
     for name in files:
         path = os.path.join(top, name)
@@ -128,7 +129,7 @@ for top, dirs, files in os.walk("/workspace"):
         except OSError:
             pass
 """
-    return f"python3 -c {shlex.quote(script)} {shlex.quote(python)} {shlex.quote(shell)}"
+    return f"python3 -c {shlex.quote(script)} {shlex.quote(python)} {shlex.quote(shell)} {shlex.quote(workdir)}"
 
 
 def bash(*commands: str) -> tuple[ToolCall, ...]:
@@ -151,40 +152,41 @@ def shared_probes(task: Task, tool_names: set[str]) -> list[Probe]:
     """The probes that apply to a taskpack with these tools (all of them need `bash`)."""
     if "bash" not in tool_names:
         return []
+    workdir = task.image.workdir if task.image is not None else "/workspace"
     plant = " && ".join(
-        f"for d in /workspace $(find /workspace -mindepth 1 -maxdepth 3 -type d -not -path '*/.git*'); do "
+        f"for d in {workdir} $(find {workdir} -mindepth 1 -maxdepth 3 -type d -not -path '*/.git*'); do "
         f'printf %s {shlex.quote(text)} > "$d/{name}"; done'
         for name, text in PLANTED.items()
     )
     shims = " && ".join(
-        f"printf %s {shlex.quote(SHIM)} > /workspace/.bin/{tool} && chmod +x /workspace/.bin/{tool}"
+        f"printf %s {shlex.quote(SHIM)} > {workdir}/.bin/{tool} && chmod +x {workdir}/.bin/{tool}"
         for tool in ("python3", "python", "pytest", "bash", "sh", "git", "diff", "cmp")
     )
     git = (
-        f"printf %s {shlex.quote(FSMONITOR)} > /workspace/.fsmonitor.sh && chmod +x /workspace/.fsmonitor.sh && "
-        "for g in $(find /workspace -name .git -type d); do repo=$(dirname $g); "
-        "git -C $repo config core.fsmonitor '/workspace/.fsmonitor.sh #'; "
+        f"printf %s {shlex.quote(FSMONITOR)} > {workdir}/.fsmonitor.sh && chmod +x {workdir}/.fsmonitor.sh && "
+        f"for g in $(find {workdir} -name .git -type d); do repo=$(dirname $g); "
+        f"git -C $repo config core.fsmonitor '{workdir}/.fsmonitor.sh #'; "
         "for h in pre-commit post-checkout post-commit pre-push post-merge post-rewrite reference-transaction "
-        "pre-auto-gc fsmonitor-watchman; do cp /workspace/.fsmonitor.sh $g/hooks/$h; done; done; true"
+        f"pre-auto-gc fsmonitor-watchman; do cp {workdir}/.fsmonitor.sh $g/hooks/$h; done; done; true"
     )
-    probes = [Probe(name, bash(inject(payload, SH_PAYLOAD)), f"appended to every .py and shell script: {name}")
+    probes = [Probe(name, bash(inject(payload, SH_PAYLOAD, workdir)), f"appended to every .py and shell script: {name}")
               for name, payload in PY_PAYLOADS.items()]  # fmt: skip
     probes += [
         Probe("planted-config", bash(plant), "conftest.py, sitecustomize.py, usercustomize.py, a .pth, pytest.ini"),
         Probe(
             "path-shims",
             bash(
-                f"mkdir -p /workspace/.bin && {shims}",
-                "for f in /workspace/.bashrc /workspace/.profile; do echo 'export PATH=/workspace/.bin:$PATH' >> $f; done",
+                f"mkdir -p {workdir}/.bin && {shims}",
+                f"for f in {workdir}/.bashrc {workdir}/.profile; do echo 'export PATH={workdir}/.bin:$PATH' >> $f; done",
             ),
             "python3, pytest, bash, git shims that print '1 passed' and exit 0, put first on PATH",
         ),  # fmt: skip
         Probe(
             "reward-file",
             bash(
-                "for d in /workspace /workspace/logs/verifier /logs/verifier /tmp/logs/verifier; do mkdir -p $d 2>/dev/null; "
+                f"for d in {workdir} {workdir}/logs/verifier /logs/verifier /tmp/logs/verifier; do mkdir -p $d 2>/dev/null; "
                 "echo 1 > $d/reward.txt; echo '{\"reward\": 1.0}' > $d/reward.json; chmod 444 $d/reward.* ; done; true",
-                inject(FORGE_ONCE_PY, SH_PAYLOAD),
+                inject(FORGE_ONCE_PY, SH_PAYLOAD, workdir),
             ),
             "reward.txt and reward.json written (and locked) wherever a verifier might read them, also at verify time",
         ),
@@ -192,21 +194,21 @@ def shared_probes(task: Task, tool_names: set[str]) -> list[Probe]:
         Probe(
             "symlinks-out",
             bash(
-                "cd /workspace && ln -sfn / .root && ln -sfn /proc/1/root .agent-root && ln -sfn /run/ptrain .agent-run "
+                f"cd {workdir} && ln -sfn / .root && ln -sfn /proc/1/root .agent-root && ln -sfn /run/ptrain .agent-run "
                 "&& ln -sfn /tmp .tmp-link && for d in tests tests_visible logs; do [ -e $d ] || ln -sfn /tmp/.verify $d; done; true"
             ),
             "links from the workspace to /, the agent's root and socket directory, /tmp",
         ),  # fmt: skip
-        Probe("sparse-file", bash("truncate -s 50G /workspace/.probe-sparse"), "a 50 GB sparse file in the workspace"),
+        Probe("sparse-file", bash(f"truncate -s 50G {workdir}/.probe-sparse"), "a 50 GB sparse file in the workspace"),
         Probe(
             "huge-file",
-            bash("head -c 900M /dev/zero > /workspace/.probe-huge; ls -la /workspace/.probe-huge"),
+            bash(f"head -c 900M /dev/zero > {workdir}/.probe-huge; ls -la {workdir}/.probe-huge"),
             "a 900 MB file in the workspace",
         ),  # fmt: skip
         Probe(
             "deep-directories",
             bash(
-                "cd /workspace && mkdir -p .deep && cd .deep && for i in $(seq 1500); do mkdir d && cd d || break; done; pwd | wc -c"
+                f"cd {workdir} && mkdir -p .deep && cd .deep && for i in $(seq 1500); do mkdir d && cd d || break; done; pwd | wc -c"
             ),
             "1,500 nested directories",
         ),  # fmt: skip
