@@ -208,7 +208,8 @@ def shared_probes(task: Task, tool_names: set[str]) -> list[Probe]:
         Probe(
             "deep-directories",
             bash(
-                f"cd {workdir} && mkdir -p .deep && cd .deep && for i in $(seq 1500); do mkdir d && cd d || break; done; pwd | wc -c"
+                'python3 -c \'import os\nos.makedirs(".deep", exist_ok=True)\nos.chdir(".deep")\n'
+                'for _ in range(1500):\n    os.mkdir("d")\n    os.chdir("d")\nprint(len(os.getcwd()))\'',
             ),
             "1,500 nested directories",
         ),  # fmt: skip
