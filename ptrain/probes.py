@@ -208,6 +208,7 @@ def shared_probes(task: Task, tool_names: set[str]) -> list[Probe]:
         Probe(
             "deep-directories",
             bash(
+                f"cd {workdir} && "
                 'python3 -c \'import os\nos.makedirs(".deep", exist_ok=True)\nos.chdir(".deep")\n'
                 'for _ in range(1500):\n    os.mkdir("d")\n    os.chdir("d")\nprint(len(os.getcwd()))\'',
             ),
