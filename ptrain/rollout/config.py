@@ -64,6 +64,7 @@ class RolloutConfig:
     sandbox_cpus: float = 1.0
     sandbox_memory_mb: int = 2048
     sandbox_cpuset: str = ""  # pin sandboxes to these host cores ("" for any)
+    artifact_max_mb: int = 64  # a workspace larger than this is not collected: a 0 for the model, saying so
     ray: str = ""  # run on Ray workers: the cluster's address ("auto", host:port, or "local" to start one)
     workers: int = 0  # Ray workers, each with its own engine and sandboxes; 0: one per node
     worker_cpus: float = 1.0  # Ray CPUs each worker reserves
@@ -83,7 +84,8 @@ class RolloutConfig:
             problems.append(f"dtype {self.dtype!r} is not one of {DTYPES}")
         if self.split not in ("train", "dev", "test"):
             problems.append(f"split {self.split!r} is not one of train, dev, test")
-        for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens", "max_batch"):
+        for name in ("samples", "concurrency", "verify_concurrency", "max_turns", "max_new_tokens", "max_batch",
+                     "artifact_max_mb"):  # fmt: skip
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.workers < 0 or self.worker_cpus < 0 or self.worker_gpus < 0:

@@ -48,5 +48,10 @@ def gold_engine(pack: Taskpack, cfg: RolloutConfig):
 
 def sandbox_pools(cfg: RolloutConfig) -> PoolSet:
     """Warm pools for `concurrency` episodes and their verifications (an async context manager)."""
-    limits = SandboxLimits(memory_mb=cfg.sandbox_memory_mb, cpus=cfg.sandbox_cpus, cpuset=cfg.sandbox_cpuset)
+    limits = SandboxLimits(
+        memory_mb=cfg.sandbox_memory_mb,
+        cpus=cfg.sandbox_cpus,
+        cpuset=cfg.sandbox_cpuset,
+        artifact_max_mb=cfg.artifact_max_mb,
+    )
     return PoolSet(size=min(cfg.concurrency, 8), max_active=cfg.concurrency + cfg.verify_concurrency, limits=limits)

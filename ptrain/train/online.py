@@ -62,7 +62,8 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
                                 threads=rollout.engine_threads or None)  # fmt: skip
     fmt = ChatFormat(trainer.tokenizer, rollout.action_format)
     limits = SandboxLimits(memory_mb=rollout.sandbox_memory_mb, cpus=rollout.sandbox_cpus,
-                           cpuset=rollout.sandbox_cpuset)  # fmt: skip
+                           cpuset=rollout.sandbox_cpuset,
+                           artifact_max_mb=rollout.artifact_max_mb)  # fmt: skip
     rows = []
     try:
         async with PoolSet(size=min(rollout.concurrency, 8), max_active=rollout.concurrency + rollout.verify_concurrency,
