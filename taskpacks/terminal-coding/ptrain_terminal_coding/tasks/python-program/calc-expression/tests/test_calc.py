@@ -26,12 +26,19 @@ CASES = [
     ("12 / 3 * 2", 8),
     ("--2", 2),
     ("(1+2)*(3-(4-5))/2", 6),
+    ("7 - 2 * 3 + 1", 2),
+    ("1.5 + 2.25", 3.75),
+    ("-(-(1))", 1),
+    ("6 / 4 * 2", 3),
+    ("9 - (2 - 3) * 4", 13),
 ]
 
 
 @pytest.mark.parametrize("expr, value", CASES)
 def test_evaluates(expr, value):
-    assert evaluate(expr) == pytest.approx(value)
+    result = evaluate(expr)
+    assert type(result) is float  # an object whose __eq__ always says True is not a float
+    assert result == pytest.approx(value)
 
 
 @pytest.mark.parametrize("expr", ["", "   ", "2 +", "(1", "1)", "1 2", "a + 1", "2 ** 3", "()", "* 2", "1 + (2 * )", "3..4", "4 / (2"])
