@@ -80,7 +80,7 @@ async def test_the_real_fix_with_hacks_on_top_still_passes_on_its_merits(pools):
     verdict = await hacked(
         pools, "cd /workspace && sed -i 's|(len(xs) - 1)|len(xs)|' stats/__init__.py && rm -rf tests_visible"
     )
-    assert verdict.passed and verdict.details["tests"] == verdict.details["passed"] == 5
+    assert verdict.passed and verdict.details["tests"] == verdict.details["passed"] >= 5
 
 
 @pytest.mark.slow

@@ -16,8 +16,9 @@ run. So:
   process of the sandbox user is dead, so nothing can add to it afterwards;
 - the verdict needs three things to agree: the report (exactly one, naming exactly the tests the
   files define, `expected_test_ids`), pytest's exit status, and a must-fail canary test with a
-  random name. A canary that passes, an exit status that contradicts the report, or a second
-  report means the harness was tampered with: reward 0, `tampered` says how.
+  random name that the harness runs unlogged after the others (it is in no file and changes
+  neither the output nor the exit status). A canary that passes, an exit status that contradicts
+  the report, or a second report means the harness was tampered with: reward 0, `tampered` says how.
 
 Code that the tests import runs inside pytest and can still lie from there; the canary and the
 exit status catch the blunt ways (forcing every outcome to passed), and the hidden tests being a
@@ -43,20 +44,32 @@ for _path in {pythonpath!r}:
         sys.path.append(_path)
 """
 
-HARNESS = """
+# The seal on a pytest run, as a conftest (written tasks) or a plugin (Harbor imports, harbor/seal.py):
+# every outcome to fd 3, and a must-fail canary run unlogged at the end (no output, no exit status).
+PLUGIN = '''"""ptrain's seal on this pytest run (see ptrain_terminal_coding/verifier.py)."""
 import ctypes, json, os
-os.set_inheritable(3, False)  # the tests' subprocesses never hold the report pipe
-try:  # undumpable: processes of the same user can't ptrace this one or open /proc/PID/mem or its fds
+try:
+    os.set_inheritable(3, False)  # the tests' subprocesses never hold the report pipe
+except OSError:
+    pass
+try:  # undumpable: other processes of this user can't ptrace it or open its memory and fds
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
 except (OSError, AttributeError):
     pass
-_RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
-_outcomes = {}
+_CANARY = {canary!r}
+_RANK = {{"passed": 0, "skipped": 1, "failed": 2, "error": 3}}
+_outcomes, _root = {{}}, [""]
+
+
+def pytest_sessionstart(session):
+    _root[0] = str(session.config.rootpath)
 
 
 def _note(nodeid, outcome):
-    if _RANK[outcome] >= _RANK[_outcomes.get(nodeid, "passed")]:
-        _outcomes[nodeid] = outcome
+    path, sep, rest = nodeid.partition("::")
+    key = os.path.normpath(os.path.join(_root[0], path)) + sep + rest
+    if _RANK[outcome] >= _RANK[_outcomes.get(key, "passed")]:
+        _outcomes[key] = outcome
 
 
 def pytest_runtest_logreport(report):
@@ -70,13 +83,31 @@ def pytest_runtest_logreport(report):
 
 def pytest_collectreport(report):
     if report.failed:
-        _note(report.nodeid or "<collection>", "error")
+        _note(report.nodeid or ".", "error")
+
+
+def _canary(session):
+    import pytest
+    from _pytest.runner import runtestprotocol
+
+    def fail():
+        assert False, "the canary must fail"
+
+    try:
+        item = pytest.Function.from_parent(session, name=_CANARY, callobj=fail)
+        reports = runtestprotocol(item, nextitem=None, log=False)  # not logged: no output, no exit status
+    except Exception as e:
+        return "error: " + type(e).__name__
+    return next((r.outcome for r in reports if r.when == "call"), "not run")
 
 
 def pytest_sessionfinish(session, exitstatus):
-    with os.fdopen(3, "wb") as report:
-        report.write(json.dumps({"outcomes": _outcomes, "exitstatus": int(exitstatus)}).encode())
-"""
+    line = json.dumps({{"outcomes": _outcomes, "canary": _canary(session), "exitstatus": int(exitstatus)}})
+    try:
+        os.write(3, (line + "\\n").encode())
+    except OSError:  # a pytest the tests started: it has no report pipe
+        pass
+'''
 
 INI = "[pytest]\naddopts =\n"
 GIT_SAFE = {  # command-line scope: stronger than anything in the workspace's .git/config
@@ -130,17 +161,23 @@ def expected_test_ids(tests: Mapping[str, bytes], prefix: str = "tests") -> set[
     return ids
 
 
-def judge(run: RunResult, expected: Iterable[str], canary: str, timeout_s: float) -> tuple[bool, dict]:
-    """Passed, and the details, from a sealed run (pure: tested without a sandbox)."""
+def judge(run: RunResult, expected: Iterable[str], tests_root: str, timeout_s: float) -> tuple[bool, dict]:
+    """Passed, and the details, from a sealed run (pure: tested without a sandbox). The report names
+    tests by absolute path; `tests_root` is where the tests were, `expected` their ids as `tests/...`."""
     details: dict = {"exit_code": run.exit_code, "output": run.output[-4000:]}
     expected = set(expected)
+    report, outcomes = None, {}
     try:
-        report = json.loads(run.report.decode()) if run.report else None
-        outcomes = dict(report["outcomes"]) if report else {}
-    except (ValueError, TypeError, KeyError, UnicodeDecodeError) as e:
+        lines = run.report.decode().splitlines() if run.report else []
+        if len(lines) > 1 or (run.report and not run.report.endswith(b"\n")):
+            raise ValueError(f"{len(lines)} lines where the harness writes one")
+        if lines:
+            report = json.loads(lines[0])
+            outcomes = {f"tests/{k[len(tests_root) + 1:]}" if k.startswith(tests_root + "/") else k: o
+                        for k, o in dict(report["outcomes"]).items()}  # fmt: skip
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
         report, outcomes = None, {}
         details["tampered"] = f"the report is not one report from the harness ({type(e).__name__}: {e})"
-    canary_outcome = outcomes.pop(canary, None)
     by_test: dict[str, list[str]] = {}
     for nodeid, outcome in outcomes.items():
         by_test.setdefault(PARAMS.sub("", nodeid), []).append(outcome)
@@ -151,7 +188,7 @@ def judge(run: RunResult, expected: Iterable[str], canary: str, timeout_s: float
         failed=sorted(expected - set(good)),
         fraction=len(good) / len(expected) if expected else 0.0,
     )
-    unexpected = sorted(set(by_test) - expected - {"<collection>"})
+    unexpected = sorted(t for t in set(by_test) - expected if t.startswith("tests/") and "::" in t)
     if unexpected:
         details["unexpected"] = unexpected[:20]
     if run.timed_out:
@@ -159,17 +196,14 @@ def judge(run: RunResult, expected: Iterable[str], canary: str, timeout_s: float
     elif report is None and "tampered" not in details:
         details["error"] = "no test report: pytest did not finish (or the code under test closed its report pipe)"
     elif report is not None:
-        if canary_outcome != "failed":
-            details["tampered"] = f"the must-fail canary test was {canary_outcome or 'not run'}"
+        if report.get("canary") != "failed":
+            details["tampered"] = f"the must-fail canary test was {report.get('canary') or 'not run'}"
         elif report.get("exitstatus") != run.exit_code:
             details["tampered"] = f"pytest exited {run.exit_code} but its report says {report.get('exitstatus')}"
-        elif run.exit_code != 1:  # the canary failed, so pytest must say "tests failed"
-            details["tampered"] = f"pytest exited {run.exit_code} though the canary failed"
-    passed = (
-        not expected - set(good) and not unexpected and bool(expected) and "tampered" not in details
-        and "error" not in details
-    )  # fmt: skip
-    return passed, details
+    all_good = not expected - set(good) and not unexpected and bool(expected)
+    if all_good and not {"tampered", "error"} & set(details) and run.exit_code != 0:
+        details["error"] = f"every test passed but pytest exited {run.exit_code}"
+    return all_good and not {"tampered", "error"} & set(details), details
 
 
 async def run_hidden_tests(
@@ -189,15 +223,14 @@ async def run_hidden_tests(
     key = uuid.uuid4().hex
     root, canary = f"/tmp/.verify-{key}", f"test_{key[:12]}"
     harness = {
-        "conftest.py": CONFTEST.format(pythonpath=pythonpath) + HARNESS,
+        "conftest.py": CONFTEST.format(pythonpath=pythonpath) + PLUGIN.format(canary=canary),
         "pytest.ini": INI,
         **{f"tests/{path}": data for path, data in tests.items()},
-        f"tests/{canary}.py": f"def {canary}():\n    assert False, 'the canary must fail'\n",
     }
     await sandbox.put_tar(root, tar_of(harness), as_root=True)
     argv = ["python3", "-I", "-X", f"pycache_prefix=/tmp/.pycache-{key}", "-m", "pytest", "-q", "-p", "no:cacheprovider",
             "-c", f"{root}/pytest.ini", f"--rootdir={root}", f"{root}/tests"]  # fmt: skip
     env = {"PATH": PATH, "HOME": "/home/agent", "LANG": "C.UTF-8", "TERM": "dumb", "PYTHONUNBUFFERED": "1", **GIT_SAFE}
     run = await sandbox.run(argv, env, cwd=root, timeout_s=timeout_s, max_output_bytes=8192)
-    passed, details = judge(run, expected_test_ids(tests), f"tests/{canary}.py::{canary}", timeout_s)
+    passed, details = judge(run, expected_test_ids(tests), f"{root}/tests", timeout_s)
     return Verdict(reward=1.0 if passed else 0.0, passed=passed, details=details, verifier_version=version)

@@ -4,7 +4,7 @@ the check that the reward the test script wrote agrees with them.
 A Harbor test script decides its own reward (it writes logs/verifier/reward.txt or reward.json), and
 the code under test runs as the same user as the script, so a reward file alone can be forged by
 that code. When the script runs pytest (Terminal-Bench's parser, or the converted `python3 -P -m
-pytest`), ptrain's plugin (`PLUGIN`, root-owned, loaded through PYTEST_PLUGINS) rides along in that
+pytest`), ptrain's plugin (`verifier.PLUGIN`, root-owned, loaded through PYTEST_PLUGINS) rides along in that
 pytest: it sends each test's outcome to fd 3 (the `Sandbox.run` report pipe, read only once every
 process is dead) and, at the end of the session, runs a must-fail canary test without logging it,
 so the script's output, exit status and JUnit report are what they would be without ptrain. A
@@ -25,71 +25,10 @@ from __future__ import annotations
 import json
 import re
 
-from ptrain_terminal_coding.verifier import PARAMS, expected_test_ids
+from ptrain_terminal_coding.verifier import PARAMS, PLUGIN, expected_test_ids
 
 MODULE = "ptrain_harbor_seal"
-PLUGIN = '''"""ptrain's seal on this pytest run (see ptrain_terminal_coding/harbor/seal.py)."""
-import ctypes, json, os
-try:
-    os.set_inheritable(3, False)  # the tests' subprocesses never hold the report pipe
-except OSError:
-    pass
-try:  # undumpable: other processes of this user can't ptrace it or open its memory and fds
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
-except (OSError, AttributeError):
-    pass
-_CANARY = {canary!r}
-_RANK = {{"passed": 0, "skipped": 1, "failed": 2, "error": 3}}
-_outcomes, _root = {{}}, [""]
-
-
-def pytest_sessionstart(session):
-    _root[0] = str(session.config.rootpath)
-
-
-def _note(nodeid, outcome):
-    path, sep, rest = nodeid.partition("::")
-    key = os.path.normpath(os.path.join(_root[0], path)) + sep + rest
-    if _RANK[outcome] >= _RANK[_outcomes.get(key, "passed")]:
-        _outcomes[key] = outcome
-
-
-def pytest_runtest_logreport(report):
-    if hasattr(report, "wasxfail") or report.skipped:
-        _note(report.nodeid, "skipped")
-    elif report.failed:
-        _note(report.nodeid, "failed" if report.when == "call" else "error")
-    else:
-        _note(report.nodeid, "passed")
-
-
-def pytest_collectreport(report):
-    if report.failed:
-        _note(report.nodeid or ".", "error")
-
-
-def _canary(session):
-    import pytest
-    from _pytest.runner import runtestprotocol
-
-    def fail():
-        assert False, "the canary must fail"
-
-    try:
-        item = pytest.Function.from_parent(session, name=_CANARY, callobj=fail)
-        reports = runtestprotocol(item, nextitem=None, log=False)  # not logged: no output, no exit status
-    except Exception as e:
-        return "error: " + type(e).__name__
-    return next((r.outcome for r in reports if r.when == "call"), "not run")
-
-
-def pytest_sessionfinish(session, exitstatus):
-    line = json.dumps({{"outcomes": _outcomes, "canary": _canary(session), "exitstatus": int(exitstatus)}})
-    try:
-        os.write(3, (line + "\\n").encode())
-    except OSError:  # a pytest the tests started: it has no report pipe
-        pass
-'''
+__all__ = ["MODULE", "PLUGIN", "agree", "parse_reports", "runs_pytest"]
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}  # merged over sessions: the worst counts
 PYTEST = re.compile(r"(^|[\s;&|(`])(python3?\s+(-\S+\s+)*-m\s+)?pytest(\s|$)", re.MULTILINE)
 
