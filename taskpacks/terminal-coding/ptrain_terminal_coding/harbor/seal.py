@@ -25,10 +25,9 @@ from __future__ import annotations
 import json
 import re
 
-from ptrain_terminal_coding.verifier import PARAMS, PLUGIN, expected_test_ids
+from ptrain_terminal_coding.verifier import PARAMS, expected_test_ids
 
 MODULE = "ptrain_harbor_seal"
-__all__ = ["MODULE", "PLUGIN", "agree", "parse_reports", "runs_pytest"]
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}  # merged over sessions: the worst counts
 PYTEST = re.compile(r"(^|[\s;&|(`])(python3?\s+(-\S+\s+)*-m\s+)?pytest(\s|$)", re.MULTILINE)
 

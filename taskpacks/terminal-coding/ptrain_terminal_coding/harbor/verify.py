@@ -29,7 +29,7 @@ from ptrain.sandbox.container import Sandbox
 from ptrain.taskpack import Task, Verdict
 from ptrain_terminal_coding.harbor import seal
 from ptrain_terminal_coding.harbor.imported import VERIFY_ROOT
-from ptrain_terminal_coding.verifier import GIT_SAFE, PATH
+from ptrain_terminal_coding.verifier import GIT_SAFE, PATH, PLUGIN
 
 HARNESS_ROOT = "/tmp/.ptrain-harness"  # root's, 0711: traversable, not listable, by the sandbox user
 REWARD_FILES = ("reward.json", "reward.txt")  # Harbor's order
@@ -40,7 +40,7 @@ BASE_ENV = {"PATH": PATH, "HOME": "/home/agent", "LANG": "C.UTF-8", "TERM": "dum
 def harness_tar(root: str, tests: Mapping[str, bytes], canary: str, user: tuple[int, int]) -> bytes:
     """The harness under HARNESS_ROOT: `<key>/tests`, `<key>/seal` root's, `<key>/logs/{verifier,agent}` the user's."""
     key = root.removeprefix(HARNESS_ROOT + "/")
-    plugin = {f"{key}/seal/{seal.MODULE}.py": seal.PLUGIN.format(canary=canary).encode()}
+    plugin = {f"{key}/seal/{seal.MODULE}.py": PLUGIN.format(canary=canary).encode()}
     dirs = {".": (0o711, (0, 0)), key: (0o755, (0, 0)), f"{key}/logs": (0o755, (0, 0)),
             f"{key}/logs/verifier": (0o700, user), f"{key}/logs/agent": (0o700, user)}  # fmt: skip
     buf = io.BytesIO()
