@@ -77,3 +77,11 @@ def test_taskpacks_new_scaffolds_a_package(tmp_path):
     assert done.returncode == 0
     assert (tmp_path / "ptrain-my-tasks" / "ptrain_my_tasks" / "__init__.py").is_file()
     assert "ptrain taskpacks check my-tasks" in done.stdout
+
+
+def test_taskpacks_check_with_an_unknown_probe_names_the_known_ones_and_runs_nothing():
+    done = ptrain(
+        "taskpacks", "check", "terminal-coding", "--task", "python-debug/fix-mean", "--probe", "no-such-probe"
+    )
+    assert done.returncode == 2 and "no probe named no-such-probe" in done.stderr + done.stdout
+    assert "hookwrapper" in done.stderr + done.stdout and "Traceback" not in done.stderr

@@ -16,7 +16,7 @@ from rich.table import Table
 from ptrain import taskpack as tp
 from ptrain.sandbox import PoolSet, images, runtime
 from ptrain.scaffold import scaffold
-from ptrain.verify import CheckResult, check_taskpack, select_tasks
+from ptrain.verify import CheckResult, check_taskpack, probes_of, select_tasks
 
 app = typer.Typer(help="Installed taskpacks: list, show, check, new.", no_args_is_help=True)
 console = Console()
@@ -89,6 +89,9 @@ def check(
     """Prove the verifier: for every task, gold must score 1, a no-op 0, and every adversarial probe 0."""
     pack = tp.load(name)
     tasks = select_tasks(pack, split, task, sample, seed)
+    known = {p.name for t in tasks for p in probes_of(pack, t)}
+    if unknown := sorted(set(probe) - known):
+        raise tp.ConfigError(f"no probe named {', '.join(unknown)} for these tasks (known: {', '.join(sorted(known))})")
     runtime.ensure_service()
 
     async def run() -> list[CheckResult]:
