@@ -9,7 +9,8 @@ is a coroutine, and an engine batches whatever requests are pending at once.
     done.token_ids, done.logprobs, done.finish_reason, done.policy_version
 
 Logprobs are those of the distribution the token was sampled from (the logits divided by the
-temperature, before top-p), which is what the trainer recomputes as the old policy (as TRL does).
+temperature, renormalised over the top-p nucleus: `ptrain.engine.sampling.processed_logprobs`),
+which the trainer recomputes with each episode's temperature and top-p as the old policy.
 An engine that fails raises `EngineError`: an infrastructure failure, never the model's.
 """
 

@@ -16,13 +16,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ptrain.engine.sampling import transform
 from ptrain.episode import Episode, Group
 from ptrain.train.grpo import group_advantages, is_flat
 
 
 @dataclass(frozen=True)
 class Sequence:
-    """One training sequence: a segment of an episode, with the episode's advantage (GRPO) or 1 (SFT)."""
+    """One training sequence: a segment of an episode, with the episode's advantage (GRPO) or 1 (SFT).
+
+    `temperature` and `top_p` are those the episode was sampled with (as `processed_logprobs` takes
+    them: greedy scores as T = 1), so the trainer scores its tokens under the same distribution.
+    `episode_tokens` is the model tokens of the whole episode, over all its segments, so that an
+    episode counts once in per-sequence aggregation however many segments it has."""
 
     token_ids: np.ndarray
     mask: np.ndarray
@@ -30,6 +36,10 @@ class Sequence:
     advantage: float
     group_id: str
     episode_id: str
+    temperature: float = 1.0
+    top_p: float = 1.0
+    episode_tokens: int = 0  # 0: this sequence's own model tokens (an episode of one segment)
+    policy_version: int = 0
 
     @property
     def model_tokens(self) -> int:
@@ -56,17 +66,26 @@ def segments_of(episode: Episode, advantage: float) -> list[Sequence]:
     """The episode's segments as sequences; a segment without model tokens is left out."""
     starts = list(episode.metadata.get("segments") or [0])
     ends = starts[1:] + [episode.num_tokens]
+    temperature, top_p = transform(float(episode.metadata.get("temperature", 1.0)),
+                                   float(episode.metadata.get("top_p", 1.0)))  # fmt: skip
     out = []
     for start, end in zip(starts, ends, strict=True):
         mask = episode.loss_mask[start:end]
         if mask.any():
             out.append(Sequence(episode.token_ids[start:end], mask, episode.logprobs[start:end], advantage,
-                                episode.group_id, episode.episode_id))  # fmt: skip
+                                episode.group_id, episode.episode_id, temperature, top_p, episode.model_tokens,
+                                episode.policy_version))  # fmt: skip
     return out
 
 
-def select_grpo(groups: list[Group], advantage: str = "grpo", min_version: int | None = None) -> Selection:
-    """GRPO sequences of the given groups; flat, unverified and stale groups are dropped and counted."""
+def select_grpo(
+    groups: list[Group], advantage: str = "grpo", min_version: int | None = None, mask_truncated: bool = False
+) -> Selection:
+    """GRPO sequences of the given groups; flat, unverified and stale groups are dropped and counted.
+
+    `mask_truncated` (DAPO's overlong filtering): a truncated episode's reward still counts in its
+    group's advantages, but its tokens are left out of the loss, so a cut-off attempt is neither
+    rewarded nor punished for where it was cut."""
     sel = Selection()
     for group in groups:
         keep = [(e, v) for e, v in zip(group.episodes, group.verdicts, strict=True) if trainable(e)]
@@ -89,7 +108,15 @@ def select_grpo(groups: list[Group], advantage: str = "grpo", min_version: int |
             sel.dropped["flat groups (all rewards equal)"] += 1
             continue
         advantages = group_advantages(rewards, advantage)
-        sel.groups.append([s for (e, _), a in zip(keep, advantages, strict=True) for s in segments_of(e, float(a))])
+        masked = [mask_truncated and e.status == "truncated" for e, _ in keep]
+        if any(masked):
+            sel.dropped["truncated episodes masked out of the loss"] += sum(masked)
+        seqs = [s for (e, _), a, out in zip(keep, advantages, masked, strict=True) if not out
+                for s in segments_of(e, float(a))]  # fmt: skip
+        if seqs:
+            sel.groups.append(seqs)
+        else:
+            sel.dropped["groups whose every episode was truncated (masked)"] += 1
     return sel
 
 
@@ -177,6 +204,10 @@ class Tensors:
     mask: torch.Tensor  # 1 on model tokens
     logprobs: torch.Tensor  # behaviour logprobs, float32
     advantages: torch.Tensor  # (B,)
+    temperature: torch.Tensor  # (B,) each row's sampling temperature
+    top_p: torch.Tensor | None  # (B,), or None when no row was sampled under top-p
+    episode_tokens: torch.Tensor  # (B,) model tokens of each row's whole episode
+    versions: torch.Tensor  # (B,) the policy version each row was sampled with
 
     @property
     def padding(self) -> float:
@@ -193,4 +224,11 @@ def collate(batch: list[Sequence], pad_id: int, device: torch.device | str = "cp
         n = len(s.token_ids)
         ids[i, :n], attn[i, :n], mask[i, :n], lps[i, :n] = s.token_ids, 1, s.mask, s.logprobs
     t = [torch.from_numpy(a).to(device) for a in (ids, attn, mask, lps)]
-    return Tensors(*t, torch.tensor([s.advantage for s in batch], dtype=torch.float32, device=device))
+
+    def column(values, dtype=torch.float32):
+        return torch.tensor(values, dtype=dtype, device=device)
+
+    top_p = column([s.top_p for s in batch]) if any(s.top_p < 1 for s in batch) else None
+    return Tensors(*t, column([s.advantage for s in batch]), column([s.temperature for s in batch]), top_p,
+                   column([s.episode_tokens or s.model_tokens for s in batch]),
+                   column([s.policy_version for s in batch], torch.int64))  # fmt: skip

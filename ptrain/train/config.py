@@ -53,6 +53,9 @@ class TrainConfig:
     epochs: int = 1
     max_steps: int = 0  # 0: as many as the data gives
     max_staleness: int = -1  # train only on episodes at most this many policy versions old (-1: any)
+    updates_per_step: int = 1  # optimizer updates per step, each on a share of its groups (PPO mini-batches)
+    dynamic_sampling: int = 0  # online: up to this many extra rollouts a round to replace groups without signal
+    mask_truncated: bool = False  # DAPO's overlong filtering: truncated episodes count in advantages, not the loss
     # -- the loss (see LossConfig)
     advantage: str = "grpo"  # or "drgrpo"
     clip_low: float = 0.2
@@ -61,8 +64,9 @@ class TrainConfig:
     old_policy: str = "behaviour"
     is_cap: float = 2.0
     ratio_level: str = "token"
-    kl_beta: float = 0.0
+    kl_beta: float = 0.0  # against the policy training started from (the warm start under --init)
     # -- checkpoints and logs
+    mismatch_warn: float = 0.02  # warn when on-policy tokens' mean |log pi_trainer - log pi_behaviour| exceeds it
     save_every: int = 10  # steps; the last step is always saved
     keep_checkpoints: int = 3
     seed: int = 0
@@ -74,9 +78,11 @@ class TrainConfig:
                               ("advantage", ADVANTAGES), ("dtype", ("float32", "bfloat16"))):  # fmt: skip
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} {getattr(self, name)!r} is not one of {allowed}")
-        for name in ("lora_rank", "groups_per_step", "micro_batch_tokens", "epochs", "save_every"):
+        for name in ("lora_rank", "groups_per_step", "micro_batch_tokens", "epochs", "save_every", "updates_per_step"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.dynamic_sampling < 0:
+            problems.append(f"dynamic_sampling must be 0 or more, got {self.dynamic_sampling}")
         try:
             _ = self.loss
         except ValueError as e:

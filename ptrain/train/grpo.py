@@ -6,13 +6,20 @@ the tests check them alone and against TRL's GRPOTrainer loss on the same batch.
 Shapes: B sequences of T tokens (right-padded); `mask` is 1 on the model's own tokens, 0 on the
 prompt, tool output and padding. Logprobs are of each token given the ones before it.
 
-The old policy. In "behaviour" mode (the default) the old policy is the engine's stored sampling
-logprobs: the ratio pi_theta / pi_behaviour carries both staleness and engine/trainer mismatch, the
-surrogate is clipped as usual, and the unclipped ratio is capped at `is_cap` (truncated importance
-sampling, TRL's `delta`), so a negative advantage on a token the trainer now finds far likelier
-cannot blow up. In "trainer" mode the old policy is the trainer's own logprobs at the start of the
-step (one optimizer step per batch, so that is `new.detach()`), and each token's loss is weighted
-by the truncated ratio pi_trainer / pi_behaviour (TRL's vLLM importance-sampling correction).
+The old policy, three ways (`old_policy`):
+- "behaviour" (the default): the engine's stored sampling logprobs. The ratio pi_theta / pi_behaviour
+  carries both staleness and engine/trainer mismatch, the surrogate is clipped as usual, and the
+  unclipped ratio is capped at `is_cap` (truncated importance sampling, TRL's `delta`), so a negative
+  advantage on a token the trainer now finds far likelier cannot blow up. Use it on-policy (online
+  training with engine and trainer in one dtype), where behaviour and trainer agree.
+- "trainer": the trainer's own logprobs at the start of the update (`new.detach()`, ratio 1), each
+  token's loss weighted by the truncated ratio pi_trainer / pi_behaviour (TRL's vLLM importance
+  sampling correction). No trust region: one optimizer update per batch, which moves little.
+- "decoupled" (AReaL's and verl's decoupled PPO): the proximal policy is the trainer's logprobs
+  computed once at the start of the step, before any of its `updates_per_step` optimizer updates;
+  the surrogate is clipped against it (a trust region per step, however stale the data), and each
+  token is weighted by the truncated ratio pi_proximal / pi_behaviour (staleness and engine mismatch,
+  corrected apart from the clip). Use it for offline runs over old data, or several updates a step.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import torch
 
 ADVANTAGES = ("grpo", "drgrpo")
 AGGREGATIONS = ("token", "sequence", "constant")
-OLD_POLICIES = ("behaviour", "trainer")
+OLD_POLICIES = ("behaviour", "trainer", "decoupled")
 RATIO_LEVELS = ("token", "sequence")
 
 
@@ -81,29 +88,40 @@ def per_token_loss(
     mask: torch.Tensor,
     cfg: LossConfig,
     ref_logprobs: torch.Tensor | None = None,
+    proximal_logprobs: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The clipped surrogate for every token, (B, T), before aggregation; and per-token statistics.
 
-    `advantages` is one value per sequence (B,). Statistics are tensors the caller aggregates:
-    clipped (1 where the clip was active), ratio, and kl when it is computed.
+    `advantages` is one value per sequence (B,). `proximal_logprobs` is the "decoupled" mode's
+    proximal policy (the trainer's logprobs at the start of the step). Statistics are tensors the
+    caller aggregates over model tokens: clipped (1 where the clip was active), capped (1 where the
+    truncated importance ratio hit `is_cap`), ratio, and kl when it is computed.
     """
     mask = mask.to(logprobs.dtype)
     # outside the mask the behaviour logprobs mean nothing (0, NaN, -inf): make them harmless there
     behaviour_logprobs = torch.where(mask.bool(), behaviour_logprobs, logprobs.detach()).nan_to_num(nan=0.0)
     adv = advantages.to(logprobs.dtype).unsqueeze(1)
-    old = behaviour_logprobs if cfg.old_policy == "behaviour" else logprobs.detach()
+    if cfg.old_policy == "decoupled":
+        if proximal_logprobs is None:
+            raise ValueError('old_policy "decoupled" needs the proximal policy\'s logprobs')
+        old = torch.where(mask.bool(), proximal_logprobs, logprobs.detach())
+    else:
+        old = behaviour_logprobs if cfg.old_policy == "behaviour" else logprobs.detach()
     log_ratio = (logprobs - old) * mask
     if cfg.ratio_level == "sequence":
         log_ratio = (log_ratio.sum(1, keepdim=True) / mask.sum(1, keepdim=True).clamp(min=1)).expand_as(logprobs)
     ratio = torch.exp(log_ratio)
     clipped_ratio = torch.clamp(ratio, 1 - cfg.clip_low, 1 + cfg.clip_high)
     if cfg.old_policy == "behaviour":
+        capped = (ratio.detach() > cfg.is_cap).to(logprobs.dtype)
         ratio = torch.clamp(ratio, max=cfg.is_cap)
     loss = -torch.minimum(ratio * adv, clipped_ratio * adv)
-    if cfg.old_policy == "trainer":
-        weight = torch.clamp(torch.exp(logprobs.detach() - behaviour_logprobs), max=cfg.is_cap)
-        loss = loss * weight
-    stats = {"clipped": ((ratio * adv) > (clipped_ratio * adv)).to(logprobs.dtype), "ratio": ratio.detach()}
+    if cfg.old_policy != "behaviour":
+        weight = torch.exp(old.detach() - behaviour_logprobs)
+        capped = (weight > cfg.is_cap).to(logprobs.dtype)
+        loss = loss * torch.clamp(weight, max=cfg.is_cap)
+    stats = {"clipped": ((ratio * adv) > (clipped_ratio * adv)).to(logprobs.dtype), "capped": capped,
+             "ratio": ratio.detach()}  # fmt: skip
     if cfg.kl_beta > 0:
         if ref_logprobs is None:
             raise ValueError("kl_beta > 0 needs the reference model's logprobs")
@@ -113,18 +131,40 @@ def per_token_loss(
     return loss * mask, stats
 
 
-def aggregate(loss: torch.Tensor, mask: torch.Tensor, cfg: LossConfig, total_tokens: float, total_seqs: float):
+def mismatch(logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
+    """How far the trainer's logprobs are from the stored behaviour ones, per model token (detached).
+
+    log_ratio = log pi_trainer - log pi_behaviour; k3 = r - 1 - log r with r = exp(log_ratio), the
+    unbiased, non-negative estimate of KL(behaviour || trainer) from tokens the behaviour policy drew
+    (Schulman's k3). Zeros off the mask. A contract bug (a temperature not applied, raw logprobs)
+    shows here first: on-policy tokens in one dtype agree to rounding."""
+    mask = mask.bool()
+    log_ratio = torch.where(mask, logprobs.detach() - behaviour_logprobs.nan_to_num(nan=0.0), 0.0)
+    return {"log_ratio": log_ratio, "abs_log_ratio": log_ratio.abs(), "k3": torch.expm1(log_ratio) - log_ratio}
+
+
+def aggregate(
+    loss: torch.Tensor,
+    mask: torch.Tensor,
+    cfg: LossConfig,
+    total_tokens: float,
+    total_seqs: float,
+    episode_tokens: torch.Tensor | None = None,
+):
     """Sum this micro-batch's share of the step loss.
 
     The totals are over the whole optimizer step (all micro-batches on all ranks), so summing the
     returned values over micro-batches and ranks gives exactly the batch loss: a token mean over
-    every model token ("token"), a mean of per-sequence token means ("sequence"), or Dr. GRPO's sum
-    over sequences * max_tokens ("constant").
+    every model token ("token"), a mean of per-episode token means ("sequence"), or Dr. GRPO's sum
+    over episodes * max_tokens ("constant"). An episode compacted into several segments is several
+    rows: `episode_tokens` (B,) is each row's whole episode's model tokens, and `total_seqs` counts
+    episodes, so each episode counts once (None: each row is an episode of its own).
     """
     if cfg.aggregation == "token":
         return loss.sum() / max(total_tokens, 1.0)
     if cfg.aggregation == "sequence":
-        per_seq = loss.sum(1) / mask.sum(1).clamp(min=1).to(loss.dtype)
+        per_row = mask.sum(1) if episode_tokens is None else episode_tokens
+        per_seq = loss.sum(1) / per_row.clamp(min=1).to(loss.dtype)
         return per_seq.sum() / max(total_seqs, 1.0)
     return loss.sum() / (max(total_seqs, 1.0) * cfg.max_tokens)
 

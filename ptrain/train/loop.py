@@ -2,12 +2,17 @@
 
 Read it top to bottom: `Trainer` loads the policy and optimizer (resuming from the latest
 checkpoint when there is one), `plan` orders the store's trainable groups into steps, and `step`
-does one optimizer step over a list of groups:
+does one step over a list of groups, `updates_per_step` optimizer updates (1 by default) each on a
+share of them:
 
-    deal whole groups to ranks -> micro-batches -> logprobs of model tokens -> loss -> backward
-    -> all-reduce the gradients (sum) -> clip -> AdamW -> scheduler
+    deal whole groups to ranks -> micro-batches -> logprobs of model tokens (each episode's own
+    temperature and top-p) -> loss -> backward -> all-reduce the gradients (sum) -> clip -> AdamW
 
-Each rank's loss is already divided by the step-wide totals (tokens, sequences), so the sum of the
+The first update's logprobs, on the weights the step started with, are compared with the stored
+behaviour logprobs and logged (mismatch, k3, max, entropy); tokens sampled by this very policy
+version must agree to rounding, and a step where they do not warns of a contract bug.
+
+Each rank's loss is already divided by the update-wide totals (tokens, episodes), so the sum of the
 ranks' gradients is exactly the gradient of the whole batch's loss, however unevenly groups fall.
 The gradient all-reduce is done here rather than by DDP: ranks may run different numbers of
 micro-batches, and one flat all-reduce per step is all LoRA needs. accelerate provides the devices,
@@ -16,6 +21,7 @@ the process group (gloo on CPU under torchrun, NCCL on GPUs) and mixed precision
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -49,7 +55,7 @@ from ptrain.train.checkpoint import (
     write_checkpoint,
 )
 from ptrain.train.config import TrainConfig
-from ptrain.train.grpo import aggregate, per_token_loss
+from ptrain.train.grpo import aggregate, mismatch, per_token_loss
 from ptrain.train.model import load_policy, masked_logprobs, trainable_parameters
 
 log = logging.getLogger("ptrain.train")
@@ -65,7 +71,9 @@ def select_from_store(store: Store, cfg: TrainConfig, policy_version: int = 0) -
     if cfg.algo == "sft":
         return {e.episode_id: select_sft([e]) for e in store.episodes(**filters, min_reward=1.0)}
     min_version = policy_version - cfg.max_staleness if cfg.max_staleness >= 0 else None
-    return {g.group_id: select_grpo([g], cfg.advantage, min_version) for g in store.groups(**filters)}
+    return {
+        g.group_id: select_grpo([g], cfg.advantage, min_version, cfg.mask_truncated) for g in store.groups(**filters)
+    }
 
 
 def epoch_order(group_ids: list[str], seed: int, epoch: int) -> list[str]:
@@ -87,6 +95,9 @@ class Trainer:
         self.model, self.tokenizer = load_policy(cfg, self.acc.device)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.params = trainable_parameters(self.model)
+        # the KL reference is the policy training starts from: under --init, the warm start's adapter, kept
+        # here before a resumed checkpoint replaces it (without --init, the adapter switched off is the start)
+        self.reference = [p.detach().clone() for p in self.params] if cfg.init and cfg.kl_beta > 0 else None
         self.optimizer = torch.optim.AdamW(self.params, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
         self.scheduler = None  # made by `plan`, once the number of steps is known
         self.step_no = 0
@@ -167,55 +178,118 @@ class Trainer:
     # -- one optimizer step ---------------------------------------------------------------------
 
     def step(self, groups: list[list[Sequence]], selections: list[Selection] = ()) -> dict:
-        cfg, acc = self.cfg, self.acc
+        """One training step over `groups`: `updates_per_step` optimizer updates, each on a share of them.
+
+        The first update's forward passes run on the weights the step started with, so its logprobs
+        measure the trainer-vs-behaviour mismatch; under "decoupled" they are computed beforehand,
+        once, as the proximal policy every update clips against."""
         started = time.monotonic()
+        count = min(self.cfg.updates_per_step, max(len(groups), 1))
+        updates = [groups[u::count] for u in range(count)]
+        proximal = self._proximal(updates) if self.cfg.old_policy == "decoupled" else None
+        self.model.train()
+        sums: Counter = Counter()
+        peaks: Counter = Counter()
+        lr = self.optimizer.param_groups[0]["lr"]
+        for u, part in enumerate(updates):
+            sums["grad_norm"] += self._update(part, proximal, sums, peaks, measure=u == 0)
+        self.step_no += 1
+        keys = sorted(sums)
+        reduced = dict(zip(keys, self._sum([sums[k] for k in keys]), strict=True))
+        reduced["grad_norm"] /= count * self.world  # each rank added the same global norm, once per update
+        peak_keys = sorted(peaks)
+        reduced |= {f"{k}_max": v for k, v in zip(peak_keys, self._max([peaks[k] for k in peak_keys]), strict=True)}
+        row = self._row(reduced, selections, count, lr, time.monotonic() - started)
+        self._log(row)
+        return row
+
+    def _update(self, groups: list[list[Sequence]], proximal: dict | None, sums: Counter, peaks: Counter,
+                measure: bool) -> float:  # fmt: skip
+        """One optimizer update on `groups` (dealt over ranks); adds its statistics to `sums`; the grad norm."""
+        cfg, acc = self.cfg, self.acc
         mine = [s for g in deal(groups, self.world)[self.rank] for s in g]
-        totals = self._sum([sum(s.model_tokens for s in mine), len(mine)])
-        total_tokens, total_seqs = float(totals[0]), float(totals[1])
+        local = [sum(s.model_tokens for s in mine), len(mine), len({s.episode_id for s in mine})]
+        for name, value in zip(("model_tokens", "sequences", "episodes"), local, strict=True):
+            sums[name] += value  # summed over ranks with the rest: groups, hence episodes, are whole on a rank
+        totals = self._sum([local[0], local[2]])
+        total_tokens, total_episodes = float(totals[0]), float(totals[1])
         if total_tokens == 0:
             log.warning("train step %d: no model tokens in the batch; nothing to learn from", self.step_no + 1)
-        self.model.train()
-        sums = Counter()
         share = cfg.share_prefix and not cfg.gradient_checkpointing  # checkpointing keeps no key/value cache
         for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
             t = collate(batch, self.pad_id, acc.device)
             prefix = shared_prefix(batch) if share else 0
             with acc.autocast():
-                logprobs = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix)
+                logprobs, entropy = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix,
+                                                    t.temperature, t.top_p, with_entropy=True)  # fmt: skip
             if cfg.algo == "sft":
                 loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
                 stats = {}
             else:
                 ref = self._reference_logprobs(t, prefix) if cfg.kl_beta > 0 else None
-                per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref)
-                loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_seqs)
+                prox = _rows_of(batch, proximal, t.logprobs) if proximal is not None else None
+                per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref, prox)
+                loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_episodes, t.episode_tokens)
             loss.backward()
             sums["loss"] += float(loss.detach())
             sums["padded_tokens"] += t.input_ids.numel()
             sums["computed_tokens"] += t.input_ids.numel() - (len(batch) - 1) * prefix
             sums["real_tokens"] += float(t.attention_mask.sum())
-            sums["mismatch"] += float(((logprobs.detach() - t.logprobs).abs() * t.mask).sum())
             for name, value in stats.items():
                 sums[name] += float((value * t.mask).sum())
+            if measure:
+                self._measure(logprobs, entropy, t, sums, peaks)
         self._all_reduce_gradients()
         grad_norm = float(torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm))
-        lr = self.optimizer.param_groups[0]["lr"]
         self.optimizer.step()
         if self.scheduler:
             self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
-        self.step_no += 1
-        keys = sorted(sums)
-        reduced = dict(zip(keys, self._sum([sums[k] for k in keys]), strict=True))
-        row = self._row(reduced, selections, total_tokens, total_seqs, grad_norm, lr, time.monotonic() - started)
-        self._log(row)
-        return row
+        return grad_norm
+
+    def _measure(self, logprobs: torch.Tensor, entropy: torch.Tensor, t, sums: Counter, peaks: Counter) -> None:
+        """The step's mismatch and entropy statistics from logprobs of the weights the step started with."""
+        mask = t.mask.bool()
+        m = mismatch(logprobs, t.logprobs, t.mask)
+        on_policy = mask & (t.versions == self.policy_version)[:, None]
+        sums["measured_tokens"] += float(mask.sum())
+        sums["mismatch"] += float(m["abs_log_ratio"].sum())
+        sums["log_ratio"] += float(m["log_ratio"].sum())
+        sums["k3"] += float(m["k3"].sum())
+        sums["entropy"] += float((entropy * t.mask).sum())
+        sums["on_policy_tokens"] += float(on_policy.sum())
+        sums["on_policy_mismatch"] += float(m["abs_log_ratio"][on_policy].sum())
+        if mask.any():
+            peaks["abs_log_ratio"] = max(peaks["abs_log_ratio"], float(m["abs_log_ratio"][mask].max()))
+
+    def _proximal(self, updates: list[list[list[Sequence]]]) -> dict[int, torch.Tensor]:
+        """The "decoupled" proximal policy: this rank's sequences' logprobs on the step's starting weights."""
+        cfg, acc = self.cfg, self.acc
+        mine = [s for part in updates for g in deal(part, self.world)[self.rank] for s in g]
+        out: dict[int, torch.Tensor] = {}
+        self.model.eval()
+        share = cfg.share_prefix and not cfg.gradient_checkpointing
+        with torch.no_grad():
+            for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
+                t = collate(batch, self.pad_id, acc.device)
+                prefix = shared_prefix(batch) if share else 0
+                with acc.autocast():
+                    lp = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix, t.temperature,
+                                         t.top_p)  # fmt: skip
+                out.update({id(s): lp[i, : len(s.token_ids)] for i, s in enumerate(batch)})
+        self.model.train()
+        return out
 
     def _reference_logprobs(self, t, prefix: int = 0) -> torch.Tensor:
-        if not hasattr(self.model, "disable_adapter"):
-            raise TrainError("kl_beta > 0 needs LoRA (the reference is the model with its adapter off)")
-        with torch.no_grad(), self.model.disable_adapter(), self.acc.autocast():
-            return masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix)
+        """The KL reference: the policy training started from (the --init adapter, else the base model)."""
+        if self.reference is not None:
+            context = _swapped(self.params, self.reference)
+        elif hasattr(self.model, "disable_adapter"):
+            context = self.model.disable_adapter()  # a fresh LoRA adapter adds nothing: this is the start
+        else:
+            raise TrainError("kl_beta > 0 needs LoRA (the reference is the starting policy, kept as its adapter)")
+        with torch.no_grad(), context, self.acc.autocast():
+            return masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p)
 
     def _all_reduce_gradients(self) -> None:
         if self.world == 1:
@@ -234,28 +308,49 @@ class Trainer:
             torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.SUM)
         return tensor.tolist()
 
-    def _row(self, sums, selections, tokens, seqs, grad_norm, lr, seconds) -> dict:
+    def _max(self, values: list[float]) -> list[float]:
+        tensor = torch.tensor(values, dtype=torch.float64, device=self.acc.device)
+        if self.world > 1:
+            torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.MAX)
+        return tensor.tolist()
+
+    def _row(self, sums, selections, updates, lr, seconds) -> dict:
         episodes = sum(s.episodes for s in selections)
         rewards = [r for s in selections for r in s.rewards]
         dropped = sum((s.dropped for s in selections), Counter())
+        tokens, measured = sums["model_tokens"], max(sums["measured_tokens"], 1)
         row = {
             "step": self.step_no, "policy_version": self.policy_version, "algo": self.cfg.algo,
-            "loss": sums["loss"], "lr": lr, "grad_norm": grad_norm, "groups": len(selections),
-            "sequences": int(seqs), "model_tokens": int(tokens), "padded_tokens": int(sums["padded_tokens"]),
+            "loss": sums["loss"] / updates, "lr": lr, "grad_norm": sums["grad_norm"], "groups": len(selections),
+            "updates": updates, "sequences": int(sums["sequences"]), "episodes": int(sums["episodes"]),
+            "model_tokens": int(tokens), "padded_tokens": int(sums["padded_tokens"]),
             "padding": 1 - sums["real_tokens"] / max(sums["padded_tokens"], 1),
             "computed_tokens": int(sums["computed_tokens"]),  # through the transformer: shared prefixes once
             "reward_mean": float(np.mean(rewards)) if rewards else None,
             "truncated": sum(s.truncated for s in selections) / max(episodes, 1),
-            "mismatch": sums["mismatch"] / max(tokens, 1), "step_s": seconds,
-            "tokens_per_s": sums["real_tokens"] / max(seconds, 1e-9),
+            # trainer vs behaviour, on the step's starting weights: log pi_trainer - log pi_behaviour per token
+            "mismatch": sums["mismatch"] / measured, "mismatch_max": sums.get("abs_log_ratio_max", 0.0),
+            "log_ratio_mean": sums["log_ratio"] / measured, "mismatch_k3": sums["k3"] / measured,
+            "on_policy_tokens": int(sums["on_policy_tokens"]),
+            "on_policy_mismatch": sums["on_policy_mismatch"] / sums["on_policy_tokens"] if sums["on_policy_tokens"] else None,
+            "entropy": sums["entropy"] / measured,
+            "step_s": seconds, "tokens_per_s": sums["real_tokens"] / max(seconds, 1e-9),
             "dropped": dict(dropped), "time": time.time(),
         }  # fmt: skip
-        for name in ("clipped", "ratio", "kl"):
+        for name in ("clipped", "capped", "ratio", "kl"):
             if name in sums:
                 row[name] = sums[name] / max(tokens, 1)
         if row["truncated"] > 0.5:
             log.warning("train step %d: %.0f%% of episodes were truncated; raise max_turns or max_new_tokens "
                         "or the model learns mostly from cut-off attempts", self.step_no, 100 * row["truncated"])  # fmt: skip
+        if self.cfg.algo == "grpo" and (row["on_policy_mismatch"] or 0) > self.cfg.mismatch_warn:
+            log.warning("train step %d: CONTRACT BUG, not slow learning: on %d tokens sampled by this very policy "
+                        "version the trainer's logprobs differ from the engine's by %.4f on average (max %.3f), more "
+                        "than the dtype explains (mismatch_warn %.3g). Check that the engine returns the logprobs "
+                        "it sampled from (vLLM: --logprobs-mode processed_logprobs), with the temperature and top-p "
+                        "stored on the episodes, and the same weights as the trainer", self.step_no,
+                        row["on_policy_tokens"], row["on_policy_mismatch"], row["mismatch_max"],
+                        self.cfg.mismatch_warn)  # fmt: skip
         return row
 
     def _log(self, row: dict) -> None:
@@ -284,8 +379,10 @@ class Trainer:
         from transformers import get_scheduler
 
         self.total_steps = total_steps
-        self.scheduler = get_scheduler(self.cfg.schedule, self.optimizer, num_warmup_steps=self.cfg.warmup_steps,
-                                       num_training_steps=max(total_steps, 1))  # fmt: skip
+        per_step = self.cfg.updates_per_step  # the schedule counts optimizer updates
+        self.scheduler = get_scheduler(self.cfg.schedule, self.optimizer,
+                                       num_warmup_steps=self.cfg.warmup_steps * per_step,
+                                       num_training_steps=max(total_steps * per_step, 1))  # fmt: skip
         if self._resume_state:
             self._restore(self._resume_state)
 
@@ -323,3 +420,26 @@ class Trainer:
             trim(self.metrics, lambda row: row["step"] <= self.step_no)
             trim(self.run / "metrics" / "online.jsonl", lambda row: row["round"] <= self.round)
         self._resume_state = None
+
+
+def _rows_of(batch: list[Sequence], values: dict[int, torch.Tensor], like: torch.Tensor) -> torch.Tensor:
+    """Per-sequence tensors (kept by `id`) laid out as the micro-batch's rows, (B, T) like `like`, 0 padded."""
+    out = torch.zeros_like(like)
+    for i, s in enumerate(batch):
+        out[i, : len(s.token_ids)] = values[id(s)]
+    return out
+
+
+@contextlib.contextmanager
+def _swapped(params: list[torch.nn.Parameter], values: list[torch.Tensor]):
+    """The parameters hold `values` inside the block and their own values again after it (no gradient)."""
+    saved = [p.detach().clone() for p in params]
+    with torch.no_grad():
+        for p, v in zip(params, values, strict=True):
+            p.copy_(v)
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for p, v in zip(params, saved, strict=True):
+                p.copy_(v)

@@ -20,6 +20,7 @@ from pathlib import Path
 import torch
 
 from ptrain.engine.models import resolve_model
+from ptrain.engine.sampling import processed_logprobs
 from ptrain.errors import ConfigError
 
 HEAD_CHUNK_ROWS = 1024  # positions per output-layer chunk
@@ -59,9 +60,21 @@ def parts(model) -> tuple[torch.nn.Module, torch.nn.Module]:
 
 
 def masked_logprobs(
-    model, input_ids: torch.Tensor, attention_mask: torch.Tensor, mask: torch.Tensor, prefix_len: int = 0
-) -> torch.Tensor:
+    model,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    mask: torch.Tensor,
+    prefix_len: int = 0,
+    temperature: torch.Tensor | None = None,
+    top_p: torch.Tensor | None = None,
+    with_entropy: bool = False,
+):
     """log p(token_t | tokens_<t) where mask[b, t] is 1, zeros elsewhere; shape (B, T), float32.
+
+    The distribution is the one each row was sampled from: the logits over `temperature[b]` and,
+    under `top_p[b]` < 1, renormalised over the nucleus (`processed_logprobs`, the engine's own
+    function). Without them, plain log_softmax. `with_entropy` also returns the entropy of that
+    distribution at each masked position (detached), as a second (B, T) tensor.
 
     `prefix_len` > 0: the first prefix_len tokens are the same in every row and no mask position is
     at or before prefix_len; they are computed once (see the module docstring)."""
@@ -73,15 +86,33 @@ def masked_logprobs(
     target = mask.clone()
     target[:, : prefix_len + 1] = 0  # the first token has nothing before it; the prefix predicts no target
     rows, cols = target.nonzero(as_tuple=True)
-    picked = []
+    ones = torch.ones(input_ids.shape[0], device=input_ids.device)
+    temperature = ones if temperature is None else temperature
+    picked, entropies = [], []
     for start in range(0, len(rows), HEAD_CHUNK_ROWS):
         r, c = rows[start : start + HEAD_CHUNK_ROWS], cols[start : start + HEAD_CHUNK_ROWS]
-        logits = head(hidden[r, c - 1 - prefix_len]).float()
-        picked.append(logits.gather(-1, input_ids[r, c].unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
+        tokens = input_ids[r, c]
+        logits = head(hidden[r, c - 1 - prefix_len])
+        if top_p is None and temperature is ones:  # the common case, without a (rows, vocab) log_softmax copy
+            logits = logits.float()
+            picked.append(logits.gather(-1, tokens.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
+            logprobs = logits.detach().log_softmax(-1) if with_entropy else None
+        else:
+            logprobs = processed_logprobs(logits, temperature[r], None if top_p is None else top_p[r], keep=tokens)
+            picked.append(logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1))
+        if with_entropy:
+            with torch.no_grad():
+                p = logprobs.detach().exp()
+                entropies.append(-(p * logprobs.detach().nan_to_num(neginf=0.0)).sum(-1))
     out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
     if picked:
         out = out.index_put((rows, cols), torch.cat(picked))
-    return out
+    if not with_entropy:
+        return out
+    entropy = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
+    if entropies:
+        entropy = entropy.index_put((rows, cols), torch.cat(entropies))
+    return out, entropy
 
 
 def _suffix_hidden(decoder, input_ids: torch.Tensor, attention_mask: torch.Tensor, prefix_len: int) -> torch.Tensor:

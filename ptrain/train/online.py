@@ -9,6 +9,11 @@ The `hf` engine is built on the trainer's peft model object itself: no weight co
 reloads; after each step the engine's prefix cache is dropped and its policy version bumped. A round
 whose groups carry no signal (every sample passed, or every one failed) takes no step and says so.
 
+Dynamic sampling (DAPO; `dynamic_sampling = N` in the train config): a round whose groups with
+signal are fewer than `groups_per_step` rolls out fresh tasks in their place, up to N more times,
+and trains on at most `groups_per_step` groups with signal. The fresh tasks of refill j of round r
+are drawn by (seed, r, j), so a resumed round draws the same ones and reuses their stored episodes.
+
 Stopped or killed, the same command resumes: the checkpoint holds the round and step; a round's
 episodes are keyed by (task, policy version), so a round redone after a crash reuses what the store
 already holds and trains on exactly the groups it trained on before.
@@ -26,6 +31,7 @@ import time
 from pathlib import Path
 
 from ptrain.engine.hf import HFEngine
+from ptrain.errors import ConfigError
 from ptrain.rollout.chat import ChatFormat, resolve_action_format
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.scheduler import Rollout
@@ -48,6 +54,9 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     store = Store(run, create=True)
     pack = load_taskpack(rollout.taskpack)
     rollout = dataclasses.replace(rollout, action_format=resolve_action_format(rollout.action_format, pack.tools()))
+    if rollout.ray and cfg.dynamic_sampling:
+        raise ConfigError("dynamic_sampling runs in local online training only, not on Ray (yet)",
+                          fix="set dynamic_sampling = 0, or train without --ray")  # fmt: skip
     trainer = Trainer(cfg, run)
     trainer.start(rounds)
     order = task_order(pack, rollout)
@@ -76,14 +85,27 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
 
 
 async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt, pools, rollout, order) -> dict:
-    r, version = trainer.round, trainer.policy_version
-    ids = round_tasks(trainer.cfg.groups_per_step, r, order)
+    r, version, k = trainer.round, trainer.policy_version, trainer.cfg.groups_per_step
+    ids = round_tasks(k, r, order)
     started = time.monotonic()
     report = await Rollout(dataclasses.replace(rollout, task_ids=ids, tasks=None), store, pack, engine, fmt,
                            pools).run()  # fmt: skip
-    rollout_s = time.monotonic() - started
     oldest = version - trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else version
-    groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, rollout_s)
+    groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, time.monotonic() - started)
+    refills = 0
+    while len(selection.groups) < k and refills < trainer.cfg.dynamic_sampling:
+        fresh = refill_tasks(k - len(selection.groups), r, refills, order, ids, trainer.cfg.seed)
+        if not fresh:
+            break
+        refills, ids = refills + 1, ids + fresh
+        more = await Rollout(dataclasses.replace(rollout, task_ids=fresh, tasks=None), store, pack, engine, fmt,
+                             pools).run()  # fmt: skip
+        report.passed, report.verified = report.passed + more.passed, report.verified + more.verified
+        groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report,
+                                                  time.monotonic() - started)  # fmt: skip
+    if refills:
+        selection.groups = selection.groups[:k]
+        summary.update(refills=refills, tasks=len(ids), groups_with_signal=len(selection.groups))
     if selection.groups:
         step_started = time.monotonic()
         with engine.paused() if hasattr(engine, "paused") else contextlib.nullcontext():
@@ -102,7 +124,7 @@ def select_round(trainer: Trainer, store: Store, pack, ids: tuple[str, ...], old
     r, version = trainer.round, trainer.policy_version
     groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
                                max_policy_version=version))  # fmt: skip
-    selection = select_grpo(groups, trainer.cfg.advantage, oldest)
+    selection = select_grpo(groups, trainer.cfg.advantage, oldest, trainer.cfg.mask_truncated)
     summary = {"round": r + 1, "policy_version": version, "tasks": len(ids), "episodes": selection.episodes,
                "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
                "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
@@ -116,6 +138,12 @@ def select_round(trainer: Trainer, store: Store, pack, ids: tuple[str, ...], old
 def round_tasks(k: int, r: int, order: list[str]) -> tuple[str, ...]:
     """The tasks of round `r`: the next `k` (groups per step) of the shuffled pool."""
     return tuple(dict.fromkeys(order[(r * k + i) % len(order)] for i in range(k)))
+
+
+def refill_tasks(n: int, r: int, j: int, order: list[str], taken: tuple[str, ...], seed: int) -> tuple[str, ...]:
+    """Dynamic sampling's refill j of round r: `n` tasks of the pool not yet in the round, drawn by (seed, r, j)."""
+    left = sorted(set(order) - set(taken))
+    return tuple(random.Random(f"{seed}:{r}:{j}").sample(left, min(n, len(left))))
 
 
 def task_order(pack, rollout: RolloutConfig) -> list[str]:

@@ -1,11 +1,12 @@
 """`ptrain train RUN --trainer trl`: TRL's GRPOTrainer fed from the store, for users who want its other loss variants.
 
 What each trainer supports:
-- ptrain (ptrain/train/loop.py, the default): GRPO and SFT; old policy "behaviour" or "trainer"; compacted episodes
+- ptrain (ptrain/train/loop.py, the default): GRPO and SFT; old policy "behaviour", "trainer" or "decoupled"; each
+  episode scored under its own temperature and top-p; several updates a step; truncated episodes masked; compacted episodes
   (one sequence per segment); --init warm starts; several processes (torchrun); checkpoints `ptrain train export` reads.
 - trl (this module; TRL pinned to >=1.16,<1.17, the range tests/test_grpo.py checks the loss against): GRPO only, one
   process, old policy "behaviour" only, one sequence per episode, groups of one size (TRL's `num_generations`), whole
-  steps only. Checkpoints are TRL's own (RUN/train/trl/checkpoint-N, the adapter with LoRA); a re-run resumes.
+  steps only, one sampling temperature per run (TRL's `temperature`, which divides the logits) and no top-p. Checkpoints are TRL's own (RUN/train/trl/checkpoint-N, the adapter with LoRA); a re-run resumes.
 
 The feed. Groups are selected as ptrain's trainer selects them (`select_grpo`: same filters, same dropped-and-counted
 reasons) and ordered as its plan orders them (sorted ids shuffled per epoch with seed * 1000 + epoch, cut into steps
@@ -75,6 +76,8 @@ def check_config(cfg: TrainConfig) -> None:
                           "which TRL does only while generating with vLLM", fix=fix + ', or old_policy "behaviour"')  # fmt: skip
     if cfg.init:
         raise ConfigError("--trainer trl cannot start from a ptrain checkpoint (--init)", fix=fix)
+    if cfg.mask_truncated or cfg.updates_per_step > 1:
+        raise ConfigError("--trainer trl: mask_truncated and updates_per_step are ptrain's trainer's", fix=fix)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise ConfigError("--trainer trl runs in one process (each rank would replay the same samples)", fix=fix)
 
@@ -88,6 +91,8 @@ class Sample:
     logprobs: list[float]
     env_mask: list[int]
     reward: float
+    temperature: float = 1.0
+    top_p: float = 1.0
 
     @classmethod
     def of(cls, seq: Sequence, reward: float) -> Sample:
@@ -95,7 +100,7 @@ class Sample:
         mask = seq.mask[start:].astype(bool)
         logprobs = np.nan_to_num(np.where(mask, seq.logprobs[start:], 0.0), nan=0.0)
         return cls(seq.token_ids[:start].tolist(), seq.token_ids[start:].tolist(), logprobs.tolist(),
-                   mask.astype(int).tolist(), float(reward))  # fmt: skip
+                   mask.astype(int).tolist(), float(reward), seq.temperature, seq.top_p)  # fmt: skip
 
 
 @dataclass
@@ -104,6 +109,7 @@ class Plan:
     steps: list[list[str]]  # the group ids of each optimizer step
     selections: dict[str, Selection]  # every group's, as select_grpo made it (with what it dropped, and why)
     left_out: Counter  # what TRL cannot take that ptrain would: reported with the first step
+    temperature: float = 1.0  # the one sampling temperature of every sample (TRL divides the logits by it)
 
 
 def plan(store: Store, cfg: TrainConfig) -> Plan:
@@ -124,6 +130,7 @@ def plan(store: Store, cfg: TrainConfig) -> Plan:
         for group_id in [g for g, s in samples.items() if len(s) != size]:
             del samples[group_id]
             left_out[f"groups of another size than {size} (TRL's num_generations)"] += 1
+    temperature = sampling_temperature([s for group in samples.values() for s in group])
     usable = sorted(samples)
     per_step = min(cfg.groups_per_step, len(usable)) or 1
     steps = []
@@ -139,7 +146,21 @@ def plan(store: Store, cfg: TrainConfig) -> Plan:
     if not steps:
         raise TrainError(f"nothing to train on in {store.path}: {len(selections)} groups, none with signal",
                          fix="run `ptrain rollout` and `ptrain verify` first; a GRPO group needs different rewards")  # fmt: skip
-    return Plan(samples, steps, selections, left_out)
+    return Plan(samples, steps, selections, left_out, temperature)
+
+
+def sampling_temperature(samples: list[Sample]) -> float:
+    """The temperature TRL's loss divides the logits by: one for the whole run, and no top-p (TRL scores the
+    full tempered distribution, not a renormalised nucleus); anything else is refused, naming what to do."""
+    fix = "use --trainer ptrain, which scores each episode under its own temperature and top-p"
+    if any(s.top_p < 1 for s in samples):
+        raise ConfigError("--trainer trl: some episodes were sampled with top_p < 1, and TRL's loss scores the "
+                          "whole tempered distribution, not the nucleus they were drawn from", fix=fix)  # fmt: skip
+    temperatures = sorted({s.temperature for s in samples})
+    if len(temperatures) > 1:
+        raise ConfigError(f"--trainer trl takes one sampling temperature per run; the episodes have {temperatures}",
+                          fix=fix + ", or train on one temperature's episodes")  # fmt: skip
+    return temperatures[0] if temperatures else 1.0
 
 
 def trainer_class():
@@ -164,7 +185,8 @@ def trainer_class():
     return StoreGRPOTrainer
 
 
-def grpo_config(cfg: TrainConfig, out: Path, group_size: int, per_step: int, max_len: int, steps: int):
+def grpo_config(cfg: TrainConfig, out: Path, group_size: int, per_step: int, max_len: int, steps: int,
+                temperature: float = 1.0):  # fmt: skip
     from trl import GRPOConfig
 
     batch = per_step * group_size  # samples per optimizer step, cut into micro-batches of about micro_batch_tokens
@@ -180,7 +202,7 @@ def grpo_config(cfg: TrainConfig, out: Path, group_size: int, per_step: int, max
         max_completion_length=cfg.micro_batch_tokens,  # dr_grpo's constant, as ptrain's "constant" aggregation
         epsilon=cfg.clip_low, epsilon_high=cfg.clip_high, delta=cfg.is_cap, loss_type=LOSS_TYPES[cfg.aggregation],
         importance_sampling_level=cfg.ratio_level, beta=cfg.kl_beta, use_bias_correction_kl=False,
-        scale_rewards="group" if cfg.advantage == "grpo" else "none",
+        scale_rewards="group" if cfg.advantage == "grpo" else "none", temperature=temperature,
         logging_steps=1, save_strategy="steps", save_steps=cfg.save_every, save_total_limit=cfg.keep_checkpoints,
         disable_tqdm=True,
     )  # fmt: skip
@@ -204,7 +226,7 @@ def train_with_trl(run: Path, store: Store, cfg: TrainConfig) -> list[dict]:
     group_size = len(next(iter(samples.values())))
     max_len = max(len(s.prompt_ids) + len(s.completion_ids) for group in samples.values() for s in group)
     out = run / "train" / "trl"
-    args = grpo_config(cfg, out, group_size, len(steps[0]), max_len, len(steps))
+    args = grpo_config(cfg, out, group_size, len(steps[0]), max_len, len(steps), p.temperature)
 
     def rollout(prompts: list[str], trainer) -> dict[str, list]:
         """The stored samples in place of generation: prompts are group ids, each repeated group_size times."""
