@@ -1,6 +1,8 @@
 """The `openai` engine against a real `ptrain serve` subprocess serving the default model: the same
-tokens and logprobs as the in-process engine, vLLM's request and response fields, chat with tools,
-bad requests answered with 400s, and a server that goes away raising EngineError instead of hanging."""
+tokens and logprobs as the in-process engine, vLLM's request and response fields, the logprobs probe
+passed, adapters loaded and unloaded, chat with tools, bad requests answered with 400s, and a server
+that goes away raising EngineError instead of hanging. The same engine against vLLM's own answers:
+tests/test_vllm_contract.py."""
 
 from __future__ import annotations
 
@@ -133,6 +135,26 @@ def test_engine_takes_the_model_and_its_context_window_from_the_server(engine):
     assert engine.name == "openai"
     assert engine.model == "smollm2-135m"
     assert engine.context_window == 8192
+    assert engine.logprobs_mode == "processed"  # as the model card reports it
+
+
+def test_ptrain_serve_passes_the_logprobs_probe_it_is_not_asked(server):
+    """The card's `logprobs_mode` spares ptrain serve the probe; asked anyway, its answers agree with processed
+    logprobs (the hf engine's: logits / T, renormalised over the top-p nucleus) and no other kind."""
+    from ptrain.engine.openai import probe_logprobs
+
+    def post(payload: dict) -> dict:
+        data = json.dumps({"model": "smollm2-135m", **payload}).encode()
+        request = urllib.request.Request(f"{server.url}/completions", data, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return json.loads(response.read())
+
+    with urllib.request.urlopen(f"{server.url}/models", timeout=30) as response:
+        assert json.loads(response.read())["data"][0]["logprobs_mode"] == "processed_logprobs"
+    assert probe_logprobs(post, f"{server.url}/completions") == (
+        "processed",
+        "nucleus sample applied, low-temperature sample applied",
+    )
 
 
 async def test_greedy_completion_over_http_equals_the_in_process_engine(engine, hf_engine, prompt):
@@ -166,13 +188,11 @@ async def test_concurrent_generates_all_complete_within_the_concurrency_limit(se
     assert (stats.requests, stats.generated_tokens, stats.peak_batch, stats.running, stats.waiting) == (5, 10, 2, 0, 0)
 
 
-async def test_a_request_to_a_model_the_server_does_not_serve_raises_engine_error_with_its_message(server, prompt):
-    wrong = OpenAIEngine(server.url, model="gpt-4", context_window=8192)
-    try:
-        with pytest.raises(EngineError, match=r"HTTP 404.*'gpt-4' does not exist"):
-            await wrong.generate(prompt, Sampling(max_new_tokens=2))
-    finally:
-        await wrong.close()
+def test_an_engine_for_a_model_the_server_does_not_serve_fails_at_start_with_its_message(server):
+    with pytest.raises(EngineError, match=r"does not serve 'gpt-4'; it serves smollm2-135m"):
+        OpenAIEngine(server.url, model="gpt-4")
+    with pytest.raises(EngineError, match=r"HTTP 404.*'gpt-4' does not exist"):  # its first request, the probe's
+        OpenAIEngine(server.url, model="gpt-4", context_window=8192)
 
 
 def test_token_ids_come_from_vllm_token_id_placeholders_when_the_choice_has_none():
@@ -364,7 +384,8 @@ async def test_against_a_text_only_server_the_engine_switches_to_text_mode(model
 
 
 async def test_a_lora_adapter_loaded_at_run_time_is_what_the_server_then_samples(model_path, prompt, tmp_path):
-    """vLLM's /v1/load_lora_adapter on `ptrain serve`: the adapter's merged model, at the version given."""
+    """vLLM's /v1/load_lora_adapter on `ptrain serve`: the adapter's merged model, at the version given; the
+    adapter it supersedes is unloaded (its name no longer served) through /v1/unload_lora_adapter."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
@@ -392,6 +413,13 @@ async def test_a_lora_adapter_loaded_at_run_time_is_what_the_server_then_samples
         assert before.logprobs != pytest.approx(after.logprobs, abs=1e-3)
         with pytest.raises(EngineError, match="cannot read the adapter"):
             await engine.load_lora("ptrain-v4", str(tmp_path / "missing"), 4)
+        await engine.load_lora("ptrain-v5", str(tmp_path / "adapter"), 5)  # supersedes ptrain-v3, which is unloaded
+        await engine.close()  # waits for the unload
+        status, answer = await post(f"{served.url}/completions", {"model": "ptrain-v3", "prompt": [1], "max_tokens": 1})
+        assert status == 404 and "'ptrain-v3' does not exist" in answer["error"]["message"]
+        assert (await engine.generate(prompt, greedy)).policy_version == 5
+        status, answer = await post(f"{served.url}/unload_lora_adapter", {"lora_name": "ptrain-v3"})
+        assert status == 404 and answer["error"]["message"] == "The lora adapter 'ptrain-v3' cannot be found."
     finally:
         await engine.close()
         await merged.close()

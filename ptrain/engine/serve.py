@@ -4,16 +4,22 @@ The same endpoints and fields as vLLM's OpenAI server, so the `openai` engine, v
 external agent harnesses can all use the policy being trained:
 
     GET  /health                 200 while serving
-    GET  /v1/models              the served name and its max_model_len (the engine's context window)
+    GET  /v1/models              the served name, its max_model_len (the engine's context window) and
+                                 logprobs_mode: processed_logprobs (what the engine contract returns)
     POST /v1/completions         prompt as text or token ids; n samples generated concurrently; vLLM's
                                  stop_token_ids, ignore_eos, return_token_ids, return_tokens_as_token_ids
     POST /v1/chat/completions    messages (system/user/assistant/tool) and OpenAI `tools`, rendered in
                                  ptrain's ChatML tool format; `<tool_call>` blocks in the reply come
                                  back as OpenAI `tool_calls`
     GET  /metrics                the engine's stats as JSON
+    POST /v1/load_lora_adapter   vLLM's run-time adapter endpoints (see load_lora_adapter)
+    POST /v1/unload_lora_adapter
 
 Every response carries `ptrain_policy_version`, the weights that sampled it. Logprobs are those of
-the sampled token only (`logprobs` 0 or 1). Stop strings work when each is one token (`<|im_end|>`).
+the sampled token only (`logprobs` 0 or 1), under the distribution it was drawn from (vLLM's
+processed_logprobs: logits / temperature, renormalised over the top-p nucleus), which the model card
+reports so that the `openai` engine need not probe for it. Stop strings work when each is one token
+(`<|im_end|>`).
 Features that would change what is sampled and cannot be honoured (longer stop strings, streaming,
 penalties, beam search) are refused with a 400 that says so, never ignored. A bad request gets an OpenAI-style `{"error": {"message", "type"}}` with status 400; an engine
 failure gets 503; nothing a client sends stops the server. A client that hangs up cancels its generation.
@@ -93,6 +99,7 @@ def build_app(
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/metrics", metrics)
     app.router.add_post("/v1/load_lora_adapter", load_lora_adapter)
+    app.router.add_post("/v1/unload_lora_adapter", unload_lora_adapter)
     return app
 
 
@@ -144,6 +151,7 @@ async def models(request: web.Request) -> web.Response:
         "owned_by": "ptrain",
         "root": served.engine.model,
         "max_model_len": served.engine.context_window,
+        "logprobs_mode": "processed_logprobs",  # the Engine contract (ptrain/engine/base.py); vLLM has no such field
     }
     return web.json_response({"object": "list", "data": [card]})
 
@@ -174,6 +182,21 @@ async def load_lora_adapter(request: web.Request) -> web.Response:
     await asyncio.to_thread(served.engine.update_weights, apply, version)
     served.adapters.add(name)
     return web.Response(text=f"Success: LoRA adapter '{name}' added successfully.")
+
+
+async def unload_lora_adapter(request: web.Request) -> web.Response:
+    """vLLM's {"lora_name"}: the name is no longer served (a 404 for later requests naming it).
+
+    The served weights stay those of the last adapter loaded: the hf engine holds one set, and the
+    `openai` engine unloads only adapters it has superseded. vLLM's answers, text and errors alike."""
+    served = request.app[SERVED]
+    name = (await _body(request, served)).get("lora_name")
+    if not isinstance(name, str) or not name:
+        raise BadRequest("'lora_name' needs to be provided to unload a LoRA adapter.", kind="InvalidUserInput")
+    if name not in served.adapters:
+        raise BadRequest(f"The lora adapter '{name}' cannot be found.", status=404, kind="NotFoundError")
+    served.adapters.discard(name)
+    return web.Response(text=f"Success: LoRA adapter '{name}' removed successfully.")
 
 
 async def metrics(request: web.Request) -> web.Response:
