@@ -3,7 +3,8 @@
 The page needs nothing but itself: every plot is a PNG (matplotlib, Agg backend) embedded as a data
 URI, every table plain HTML. It reads only what the stages left in the run directory:
 
-    RUN/metrics/train.jsonl, online.jsonl   reward, pass rate and loss over training steps
+    RUN/metrics/train.jsonl, online.jsonl   reward, pass rate and loss over training steps; trainer vs
+                                            behaviour logprobs (mismatch, k3), entropy, clipped and capped
     RUN/metrics/rollout-*.jsonl             engine busy and tool wait over time (one snapshot a second)
     RUN/episodes (the store)                episode length and turn distributions, common tool errors
     evaluation runs (RUN/eval/*/ by default, or --eval DIR ...)   pass@1 per category, before and after
@@ -151,6 +152,29 @@ def plot_training(train: list[dict], online: list[dict]) -> bytes | None:
     if losses:
         right.plot(*zip(*losses, strict=True), color="tab:red", marker=".")
     right.set(xlabel=x_name, title="loss")
+    return _png(fig)
+
+
+def plot_policy(train: list[dict]) -> bytes | None:
+    """Trainer vs behaviour logprobs per step (mean and max |log-ratio|, k3 KL), and entropy, clipped and capped."""
+    rows = [r for r in train if r.get("algo") == "grpo" and "mismatch_k3" in r]
+    if not rows:
+        return None
+    fig, (left, right) = _figure(ncols=2)
+    x = [r["step"] for r in rows]
+    for key, label, style in (("mismatch", "mean |log ratio|", "o-"), ("mismatch_max", "max |log ratio|", "^--"),
+                              ("mismatch_k3", "k3 KL(behaviour || trainer)", "s:")):  # fmt: skip
+        left.plot(x, [max(r.get(key) or 0.0, 1e-9) for r in rows], style, label=label, ms=3)
+    left.set(xlabel="step", yscale="log", title="trainer vs sampled logprobs")
+    left.legend(loc="upper left", fontsize=7)
+    right.plot(x, [r.get("entropy", np.nan) for r in rows], "o-", ms=3, label="entropy (nats / token)")
+    twin = right.twinx()
+    twin.plot(x, [r.get("clipped", np.nan) for r in rows], "s--", ms=3, color="tab:red", label="clipped")
+    twin.plot(x, [r.get("capped", np.nan) for r in rows], "^:", ms=3, color="tab:purple", label="capped")
+    twin.set(ylabel="fraction of tokens", ylim=(0, 1))
+    right.set(xlabel="step", title="policy entropy, clip and cap")
+    right.legend(loc="upper left", fontsize=7)
+    twin.legend(loc="upper right", fontsize=7)
     return _png(fig)
 
 
@@ -316,6 +340,10 @@ def build_report(run: Path, evals: Iterable[Path] = (), out: Path | None = None)
     figures = [
         ("Training", plot_training(train, online), "Mean reward (and pass rate, online) per step, and the loss.",
          "No training metrics in this run (metrics/train.jsonl, metrics/online.jsonl)."),
+        ("Behaviour policy", plot_policy(train), "Per step, how far the trainer's logprobs (before the update) are "
+         "from those the engine sampled with, and the policy's entropy on model tokens. Tokens sampled by the "
+         "trainer's own version agree to rounding; a jump here is a contract bug, not slow learning.",
+         "No GRPO steps with behaviour metrics in this run."),
         ("Before and after, by category", plot_categories(found), "pass@1 per task category for each evaluation.",
          "No evaluation runs found (RUN/eval/*/eval.json, or --eval DIR)."),
         ("Episodes", plot_lengths(sources), f"Lengths and turns of {len(episodes)} episodes: this run's and each "

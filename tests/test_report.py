@@ -60,7 +60,9 @@ def trained_run(tmp_path: Path) -> Path:
     run = write_store(tmp_path / "run", {f"t{i}": [i % 2 == 0, False] for i in range(6)}, evaluation_run=False)
     metrics = run / "metrics"
     metrics.mkdir()
-    rows = [{"step": s, "loss": 1.0 / s, "reward_mean": 0.1 * s, "grad_norm": 0.5} for s in range(1, 6)]
+    rows = [{"step": s, "algo": "grpo", "loss": 1.0 / s, "reward_mean": 0.1 * s, "grad_norm": 0.5, "mismatch": 1e-4 * s,
+             "mismatch_max": 1e-3 * s, "mismatch_k3": 1e-8 * s, "entropy": 2.0 - 0.1 * s, "clipped": 0.01 * s,
+             "capped": 0.0} for s in range(1, 6)]  # fmt: skip
     (metrics / "train.jsonl").write_text("\n".join(map(json.dumps, rows)) + "\n{cut by a kill")
     t0 = time.time()
     snaps = [{"kind": "snapshot", "time": t0 + i, "in_generate": 4 - i % 3, "in_tools": i % 3,
@@ -89,9 +91,10 @@ def test_report_of_a_trained_run_shows_every_plot_in_chromium(trained_run: Path)
     page = trained_run / "report.html"
     text = page.read_text()
     assert "http://" not in text and "https://" not in text  # self-contained
-    assert text.count("<img class='plot'") == 5 and "No training metrics" not in text
+    assert text.count("<img class='plot'") == 6 and "No training metrics" not in text
+    assert "Behaviour policy" in text and "No GRPO steps with behaviour metrics" not in text
     assert "2-trained against 1-base (paired)" in text
-    assert chromium_plots(page) == (5, 5)
+    assert chromium_plots(page) == (6, 6)
 
 
 def test_report_of_a_bare_run_says_what_is_missing_and_still_loads(tmp_path: Path):
@@ -99,6 +102,7 @@ def test_report_of_a_bare_run_says_what_is_missing_and_still_loads(tmp_path: Pat
     page = build_report(run)
     text = page.read_text()
     assert "No training metrics in this run" in text and "No rollout metrics" in text
+    assert "No GRPO steps with behaviour metrics" in text
     loaded, total = chromium_plots(page)
     assert loaded == total == text.count("<img class='plot'") == 3  # categories, episodes, tool errors
 

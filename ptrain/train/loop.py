@@ -219,6 +219,8 @@ class Trainer:
         for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
             t = collate(batch, self.pad_id, acc.device)
             prefix = shared_prefix(batch) if share else 0
+            # the reference first: under --init it swaps weights in place, which must not touch the graph below
+            ref = self._reference_logprobs(t, prefix) if cfg.kl_beta > 0 and cfg.algo == "grpo" else None
             with acc.autocast():
                 logprobs, entropy = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix,
                                                     t.temperature, t.top_p, with_entropy=True)  # fmt: skip
@@ -226,7 +228,6 @@ class Trainer:
                 loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
                 stats = {}
             else:
-                ref = self._reference_logprobs(t, prefix) if cfg.kl_beta > 0 else None
                 prox = _rows_of(batch, proximal, t.logprobs) if proximal is not None else None
                 per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref, prox)
                 loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_episodes, t.episode_tokens)
