@@ -53,10 +53,11 @@ def multi_turn(tokenizer, task: int, sample: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(ids), mask
 
 
-def make_store(path: Path, base, segments: bool = False) -> Store:
+def make_store(path: Path, base, segments: bool = False, temperature: float = 1.0) -> Store:
     """Four groups of two (one flat); the behaviour logprobs are the model's own plus noise, so clip and cap both bite.
 
-    With `segments`, every episode was compacted into two segments (and its logprobs are left at zero).
+    With `segments`, every episode was compacted into two segments (and its logprobs are left at zero). With a
+    `temperature`, the episodes say they were sampled at it and their logprobs are the model's at it.
     """
     model, tokenizer = base
     store = Store(path, create=True)
@@ -69,12 +70,13 @@ def make_store(path: Path, base, segments: bool = False) -> Store:
                 lp = torch.zeros(len(ids))
                 if not segments:
                     with torch.no_grad():
-                        lp = masked_logprobs(model, t(ids), torch.ones_like(t(ids)), t(mask))[0]
+                        lp = masked_logprobs(model, t(ids), torch.ones_like(t(ids)), t(mask), 0,
+                                             torch.tensor([temperature]))[0]  # fmt: skip
                     lp = torch.where(t(mask)[0].bool(), lp + 0.3 * torch.randn(lp.shape, generator=gen), 0.0)
                 episode = Episode(run="run-1", taskpack="terminal-coding", task_id=f"task-{task}", split="train",
                                   group_id=f"task-{task}@0", sample_index=sample, group_size=len(rewards),
                                   token_ids=ids, loss_mask=mask, logprobs=lp.numpy(),
-                                  metadata={"segments": [0, 20]} if segments else {})  # fmt: skip
+                                  metadata={"temperature": temperature, **({"segments": [0, 20]} if segments else {})})  # fmt: skip
                 writer.add(episode)
                 writer.add_verdict(StoredVerdict(episode_id=episode.episode_id, reward=reward, passed=reward == 1.0))
     return store
@@ -138,6 +140,31 @@ def test_trl_trains_on_the_stored_groups_with_ptrains_loss(store, base):
     assert third["reward_mean"] == pytest.approx(np.mean(rewards_of(steps3[2][0])))
 
 
+@pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")
+def test_trl_divides_by_the_sampling_temperature_and_its_loss_equals_ptrains_at_t07(tmp_path, base):
+    store = make_store(tmp_path / "run", base, temperature=0.7)
+    cfg = config(max_steps=1)
+    (row,) = trl_backend.train_with_trl(store.path, store, cfg)
+    plan = trl_backend.plan(store, cfg)
+    assert plan.temperature == 0.7
+    model, tokenizer = base
+    seqs = [s for g in plan.steps[0] for s in select_grpo([group_of(store, g)], "grpo").groups[0]]
+    batch = collate(seqs, tokenizer.pad_token_id)
+    with torch.no_grad():
+        lp = masked_logprobs(model, batch.input_ids, batch.attention_mask, batch.mask, 0, batch.temperature)
+    per_token, _ = per_token_loss(lp, batch.logprobs, batch.advantages, batch.mask, cfg.loss)
+    expected = aggregate(per_token, batch.mask, cfg.loss, float(batch.mask.sum()), len(seqs))
+    assert row["loss"] == pytest.approx(float(expected), abs=1e-5)
+
+
+def test_trl_refuses_mixed_temperatures_and_top_p(tmp_path, base):
+    samples = [trl_backend.Sample([1], [2], [0.0], [1], 1.0, t, p) for t, p in ((0.7, 1.0), (1.0, 1.0))]
+    with pytest.raises(ConfigError, match="one sampling temperature"):
+        trl_backend.sampling_temperature(samples)
+    with pytest.raises(ConfigError, match="top_p < 1"):
+        trl_backend.sampling_temperature([trl_backend.Sample([1], [2], [0.0], [1], 1.0, 0.7, 0.9)])
+
+
 def group_of(store: Store, group_id: str):
     return next(g for g in store.groups(split="train") if g.group_id == group_id)
 
@@ -158,8 +185,10 @@ def test_trl_takes_whole_steps_and_counts_the_groups_left_over(store):
         ({"algo": "sft"}, "GRPOTrainer"),
         ({"old_policy": "trainer"}, "vLLM"),
         ({"init": "some/checkpoint"}, "--init"),
+        ({"old_policy": "decoupled"}, "decoupled"),
+        ({"mask_truncated": True}, "mask_truncated"),
     ],
-    ids=["sft", "trainer-old-policy", "init"],
+    ids=["sft", "trainer-old-policy", "init", "decoupled", "mask-truncated"],
 )
 def test_settings_trl_cannot_do_are_config_errors(tmp_path, overrides, match):
     store = Store(tmp_path / "run", create=True)

@@ -71,6 +71,9 @@ def check_config(cfg: TrainConfig) -> None:
     fix = "use --trainer ptrain, which does this"
     if cfg.algo != "grpo":
         raise ConfigError(f"--trainer trl runs TRL's GRPOTrainer: algo {cfg.algo!r} is ptrain's only", fix=fix)
+    if cfg.old_policy == "decoupled":
+        raise ConfigError('--trainer trl: TRL\'s GRPOTrainer has no decoupled objective (a proximal policy per step '
+                          "apart from the behaviour policy)", fix=fix + ', or old_policy "behaviour"')  # fmt: skip
     if cfg.old_policy != "behaviour":
         raise ConfigError('--trainer trl: old_policy "trainer" is TRL\'s vLLM importance-sampling correction, '
                           "which TRL does only while generating with vLLM", fix=fix + ', or old_policy "behaviour"')  # fmt: skip
