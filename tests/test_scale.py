@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from ptrain.rollout.config import RolloutConfig
-from ptrain.scale.weights import apply_payload, policy_payload
+from ptrain.scale.weights import policy_payload
 from ptrain.store import Store
 from ptrain.testing import ray_cluster as ray_cluster_here
 
@@ -149,28 +149,6 @@ def test_delivered_weights_are_what_the_next_episodes_report(ray_cluster, tmp_pa
     episodes = list(Store(run).episodes())
     assert [e.policy_version for e in episodes] == [7] and episodes[0].status != "error"
     assert episodes[0].metadata["policy_versions"] == [7]
-
-
-def test_a_lora_payload_gives_the_merged_model(model_path):
-    """apply_payload on the plain model equals peft's own merge, and a second payload replaces the first."""
-    import copy
-
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
-
-    plain = AutoModelForCausalLM.from_pretrained(model_path)
-    policy = get_peft_model(AutoModelForCausalLM.from_pretrained(model_path),
-                            LoraConfig(r=4, lora_alpha=16, target_modules=["q_proj", "down_proj"]))  # fmt: skip
-    base: dict = {}
-    for _ in range(2):
-        with torch.no_grad():
-            for name, p in policy.named_parameters():
-                if "lora_" in name:
-                    p.normal_(std=0.02)
-            apply_payload(plain, policy_payload(policy), base)
-        expected = copy.deepcopy(policy).merge_and_unload().state_dict()
-        for key, value in plain.state_dict().items():
-            torch.testing.assert_close(value, expected[key], rtol=1e-5, atol=1e-6, msg=key)
 
 
 def test_online_training_with_rollouts_on_the_workers(ray_cluster, tmp_path, model_path):

@@ -159,8 +159,9 @@ async def models(request: web.Request) -> web.Response:
 async def load_lora_adapter(request: web.Request) -> web.Response:
     """vLLM's run-time adapter endpoint: {"lora_name", "lora_path"} (a peft adapter directory).
 
-    The hf engine has no adapter slots: the adapter is merged into the served weights (replacing the
-    previous one) between two decode steps, and `lora_name` becomes another name for the model.
+    The hf engine has no adapter slots: the adapter is applied to the served weights (merged in float32,
+    unmerged in bfloat16: ptrain/scale/weights.py), replacing the previous one, between two decode
+    steps, and `lora_name` becomes another name for the model.
     `ptrain_policy_version` in the body sets the version completions report (default: one more)."""
     served = request.app[SERVED]
     body = await _body(request, served)
