@@ -54,9 +54,11 @@ def test_the_engines_logprob_is_that_of_the_distribution_it_drew_from():
 # -- real episodes from the real engine ---------------------------------------------------------
 
 
-async def roll_real(run, model_path, temperature: float, top_p: float):
-    """Two tasks x two samples from the hf engine on the trainer's own (float32) weights; the trainer."""
+async def roll_real(run, model_path, temperature: float, top_p: float, base_url: str = ""):
+    """Two tasks x two samples from the hf engine on the trainer's own (float32) weights, or from `ptrain serve`
+    at `base_url` through the openai engine; the trainer (a fresh LoRA adapter: the base model) and the episodes."""
     from ptrain.engine.hf import HFEngine
+    from ptrain.engine.openai import OpenAIEngine
     from ptrain.rollout.chat import ChatFormat
     from ptrain.rollout.config import RolloutConfig
     from ptrain.rollout.scheduler import Rollout
@@ -68,9 +70,13 @@ async def roll_real(run, model_path, temperature: float, top_p: float):
     trainer = Trainer(TrainConfig(model=str(model_path), lora_rank=4, tensorboard=True, groups_per_step=2), run)
     trainer.start(1)
     trainer.model.eval()
-    engine = HFEngine(trainer.model, max_batch=4, kv_budget_tokens=16384, seed=0)
+    if base_url:
+        engine = OpenAIEngine(base_url)
+    else:
+        engine = HFEngine(trainer.model, max_batch=4, kv_budget_tokens=16384, seed=0)
     cfg = RolloutConfig(task_ids=TASKS, samples=2, concurrency=4, max_turns=2, max_new_tokens=48, verify=False,
-                        temperature=temperature, top_p=top_p, flush_interval_s=0.5, action_format="bash")  # fmt: skip
+                        temperature=temperature, top_p=top_p, flush_interval_s=0.5, action_format="bash",
+                        engine="openai" if base_url else "hf", base_url=base_url)  # fmt: skip
     store = Store(run, create=True)
     try:
         async with PoolSet(size=2, max_active=4) as pools:
@@ -78,8 +84,19 @@ async def roll_real(run, model_path, temperature: float, top_p: float):
     finally:
         await engine.close()
     episodes = [e for e in store.episodes() if e.model_tokens > 0]
-    assert len(episodes) >= 3, [e.status for e in store.episodes()]
+    assert len(episodes) >= 3, [(e.status, e.error_message) for e in store.episodes()]
     return trainer, episodes
+
+
+def scored(trainer, episodes) -> tuple[dict, dict, torch.Tensor]:
+    """The trainer's mismatch to the stored logprobs, under the episodes' transform and untransformed (T = 1)."""
+    from ptrain.train.model import masked_logprobs
+
+    t = collate([s for g in groups_of(episodes) for s in g], trainer.pad_id)
+    with torch.no_grad():
+        lp = masked_logprobs(trainer.model, t.input_ids, t.attention_mask, t.mask, 0, t.temperature, t.top_p)
+        untransformed = masked_logprobs(trainer.model, t.input_ids, t.attention_mask, t.mask)
+    return mismatch(lp, t.logprobs, t.mask), mismatch(untransformed, t.logprobs, t.mask), t.mask.bool()
 
 
 def groups_of(episodes: list[Episode], **override) -> list[list]:
@@ -90,6 +107,7 @@ def groups_of(episodes: list[Episode], **override) -> list[list]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.podman
 @pytest.mark.parametrize("top_p", [1.0, 0.9], ids=["T0.7", "T0.7-top-p0.9"])
 async def test_the_trainer_scores_real_engine_episodes_as_they_were_sampled(tmp_path, model_path, podman_url, top_p,
@@ -100,17 +118,9 @@ async def test_the_trainer_scores_real_engine_episodes_as_they_were_sampled(tmp_
     assert {(s.temperature, s.top_p) for s in seqs} == {(0.7, top_p)}
 
     # before any update: the trainer's logprobs of what the engine sampled, under the episodes' own transform
-    t = collate(seqs, trainer.pad_id)
-    from ptrain.train.model import masked_logprobs
-
-    with torch.no_grad():
-        lp = masked_logprobs(trainer.model, t.input_ids, t.attention_mask, t.mask, 0, t.temperature, t.top_p)
-        untransformed = masked_logprobs(trainer.model, t.input_ids, t.attention_mask, t.mask)
-    m = mismatch(lp, t.logprobs, t.mask)
-    tokens = t.mask.bool()
+    m, wrong, tokens = scored(trainer, episodes)
     assert float(m["abs_log_ratio"][tokens].mean()) < 1e-3 and float(m["abs_log_ratio"][tokens].max()) < 2e-2
-    wrong = mismatch(untransformed, t.logprobs, t.mask)  # the old bug: logits not divided by the temperature
-    assert float(wrong["abs_log_ratio"][tokens].mean()) > 0.05
+    assert float(wrong["abs_log_ratio"][tokens].mean()) > 0.05  # the old bug: logits not divided by the temperature
 
     # the step's metrics say the same, in train.jsonl and TensorBoard; no contract warning
     with caplog.at_level(logging.WARNING, logger="ptrain.train"):
@@ -135,6 +145,24 @@ async def test_the_trainer_scores_real_engine_episodes_as_they_were_sampled(tmp_
     with caplog.at_level(logging.WARNING, logger="ptrain.train"):
         bad = trainer.step(groups_of(episodes, temperature=1.0, top_p=1.0))
     assert bad["mismatch"] > 0.05 and "CONTRACT BUG" in caplog.text
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+async def test_episodes_from_ptrain_serve_through_the_openai_engine_score_the_same_in_the_trainer(
+    tmp_path, model_path, podman_url
+):
+    from test_engine_openai import start_server, stop_server
+
+    server = start_server(tmp_path / "serve.log", "--dtype", "float32", "--max-batch", "4")
+    try:
+        trainer, episodes = await roll_real(tmp_path / "run", model_path, 0.7, 0.9, base_url=server.url)
+    finally:
+        stop_server(server.process)
+    assert {e.metadata["engine"] for e in episodes} == {"openai"}
+    m, wrong, tokens = scored(trainer, episodes)
+    assert float(m["abs_log_ratio"][tokens].mean()) < 1e-3 and float(m["abs_log_ratio"][tokens].max()) < 2e-2
+    assert float(wrong["abs_log_ratio"][tokens].mean()) > 0.05
 
 
 # -- the loss's bookkeeping -------------------------------------------------------------------
