@@ -51,6 +51,34 @@ def test_the_engines_logprob_is_that_of_the_distribution_it_drew_from():
     assert tokens[2] == logits[2].argmax()  # greedy, scored untransformed
 
 
+async def test_the_trainer_scores_the_hf_engines_samples_at_t07_without_top_p(model_path, tokenizer, tmp_path):
+    from ptrain.engine.hf import HFEngine
+    from ptrain.train.batch import Sequence
+    from ptrain.train.model import masked_logprobs
+
+    trainer = Trainer(small(model=str(model_path)), tmp_path / "run")
+    trainer.model.eval()
+    engine = HFEngine(trainer.model, max_batch=4, seed=0)
+    asks = ["List the files in /tmp.", "Write a function that reverses a string.", "Name three colours."]
+    prompts = [tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": q}], tokenize=False,
+                                                              add_generation_prompt=True)) for q in asks]  # fmt: skip
+    try:
+        done = [await engine.generate(p, Sampling(max_new_tokens=32, temperature=0.7, seed=i))
+                for i, p in enumerate(prompts)]  # fmt: skip
+    finally:
+        await engine.close()
+    seqs = [Sequence(np.array(p + list(c.token_ids)), np.array([0] * len(p) + [1] * len(c.token_ids), bool),
+                     np.array([0.0] * len(p) + list(c.logprobs), np.float32), 1.0, "g", f"e{i}", 0.7)
+            for i, (p, c) in enumerate(zip(prompts, done, strict=True))]  # fmt: skip
+    t = collate(seqs, trainer.pad_id)
+    assert t.top_p is None  # no row under top-p: the plain tempered path
+    with torch.no_grad():
+        m = mismatch(masked_logprobs(trainer.model, t.input_ids, t.attention_mask, t.mask, 0, t.temperature),
+                     t.logprobs, t.mask)  # fmt: skip
+    tokens = t.mask.bool()
+    assert float(m["abs_log_ratio"][tokens].mean()) < 1e-3 and float(m["abs_log_ratio"][tokens].max()) < 2e-2
+
+
 # -- real episodes from the real engine ---------------------------------------------------------
 
 
@@ -109,9 +137,8 @@ def groups_of(episodes: list[Episode], **override) -> list[list]:
 
 @pytest.mark.slow
 @pytest.mark.podman
-@pytest.mark.parametrize("top_p", [1.0, 0.9], ids=["T0.7", "T0.7-top-p0.9"])
-async def test_the_trainer_scores_real_engine_episodes_as_they_were_sampled(tmp_path, model_path, podman_url, top_p,
-                                                                           caplog):  # fmt: skip
+async def test_the_trainer_scores_real_engine_episodes_as_they_were_sampled(tmp_path, model_path, podman_url, caplog):
+    top_p = 0.9
     trainer, episodes = await roll_real(tmp_path / "run", model_path, 0.7, top_p)
     assert {e.metadata["temperature"] for e in episodes} == {0.7} and {e.metadata["top_p"] for e in episodes} == {top_p}
     seqs = [s for g in groups_of(episodes) for s in g]
@@ -129,15 +156,8 @@ async def test_the_trainer_scores_real_engine_episodes_as_they_were_sampled(tmp_
     assert row["on_policy_tokens"] == row["model_tokens"] and row["entropy"] > 0
     assert "CONTRACT BUG" not in caplog.text
     logged = json.loads((tmp_path / "run" / "metrics" / "train.jsonl").read_text().splitlines()[-1])
-    assert {
-        "mismatch",
-        "mismatch_max",
-        "mismatch_k3",
-        "log_ratio_mean",
-        "entropy",
-        "clipped",
-        "capped",
-    } <= logged.keys()
+    metrics = {"mismatch", "mismatch_max", "mismatch_k3", "log_ratio_mean", "entropy", "clipped", "capped"}
+    assert metrics <= logged.keys()
     assert any(p.name.startswith("events") for p in (tmp_path / "run" / "tensorboard" / "train").iterdir())
 
     # the same episodes, scored as if sampled at T = 1 (a contract bug): the metrics show it and the log says so

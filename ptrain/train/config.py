@@ -66,7 +66,8 @@ class TrainConfig:
     ratio_level: str = "token"
     kl_beta: float = 0.0  # against the policy training started from (the warm start under --init)
     # -- checkpoints and logs
-    mismatch_warn: float = 0.02  # warn when on-policy tokens' mean |log pi_trainer - log pi_behaviour| exceeds it
+    mismatch_warn: float = 0.08  # warn when on-policy tokens' mean |log pi_trainer - log pi_behaviour| exceeds it
+    # (measured on SmolLM2 at T = 0.7: float32 engine 3e-6, bfloat16 engine 0.027, a temperature not applied 0.26)
     save_every: int = 10  # steps; the last step is always saved
     keep_checkpoints: int = 3
     seed: int = 0
