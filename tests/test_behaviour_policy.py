@@ -259,7 +259,7 @@ def test_dynamic_sampling_refills_are_fresh_tasks_drawn_the_same_way_every_time(
 def test_the_kl_reference_under_init_is_the_warm_start_not_the_base_model(model_path, tokenizer, tmp_path):
     store = fill_store(tmp_path / "sft", tokenizer, tasks=2, samples=2, rewards=lambda t, s: 1.0)
     Trainer(small(algo="sft", model=str(model_path), lr=5e-2, max_steps=1), tmp_path / "sft").train(store)
-    warm = sorted((tmp_path / "sft" / "train" / "checkpoints").glob("step-*"))[-1]
+    warm = tmp_path / "sft"  # a run: --init takes its latest checkpoint
 
     grpo = fill_store(tmp_path / "grpo", tokenizer, tasks=2, samples=2)
     trainer = Trainer(small(model=str(model_path), init=str(warm), kl_beta=0.1, lr=5e-2, epochs=2),

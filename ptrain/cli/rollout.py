@@ -60,6 +60,9 @@ def rollout(
         None, "--engine-process/--engine-in-process", help="The hf engine in a process of its own, or a thread here."
     ),
     temperature: float = typer.Option(None),
+    top_p: float = typer.Option(
+        None, help="nucleus sampling; logprobs are of the renormalised nucleus  [default: 1.0]"
+    ),
     seed: int = typer.Option(None),
     state_note: bool = typer.Option(None, "--state-note/--no-state-note", help="Tell the model cwd and changed files."),
     ray: str = typer.Option(None, "--ray", help="Run on Ray workers: the cluster address (auto, host:port, local)."),
@@ -74,7 +77,7 @@ def rollout(
                       categories=categories, difficulties=difficulties,
                       model=model, engine=engine, base_url=base_url, concurrency=concurrency, max_batch=max_batch, mode=mode,
                       verify=verify, action_format=action_format, max_turns=max_turns, max_new_tokens=max_new_tokens, dtype=dtype,
-                      engine_process=engine_process, temperature=temperature, seed=seed, state_note=state_note, ray=ray, workers=workers)  # fmt: skip
+                      engine_process=engine_process, temperature=temperature, top_p=top_p, seed=seed, state_note=state_note, ray=ray, workers=workers)  # fmt: skip
     report = asyncio.run(run_rollout(run, cfg))
     summary = report.as_dict()
     console.print(summary_table(summary))

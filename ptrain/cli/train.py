@@ -56,6 +56,7 @@ def train(
     max_turns: int = typer.Option(None, "--max-turns", help="online: per episode  [default: 20]"),
     max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="online: per model turn  [default: 512]"),
     temperature: float = typer.Option(None, help="online: sampling temperature  [default: 1.0]"),
+    top_p: float = typer.Option(None, help="online: nucleus sampling, renormalised (and scored so)  [default: 1.0]"),
     ray: str = typer.Option(None, "--ray", help="online: roll out on Ray workers at this cluster address."),
     workers: int = typer.Option(None, help="online with --ray: rollout workers  [default: 1 per node]"),
 ) -> None:
@@ -82,7 +83,7 @@ def train(
         split_list = lambda text: tuple(t for t in text.split(",") if t) if text else None  # noqa: E731
         rcfg = online_rollout_config(cfg, rollout_config, samples=samples, difficulties=split_list(difficulty),
                                      categories=split_list(category), concurrency=concurrency, max_turns=max_turns,
-                                     max_new_tokens=max_new_tokens, temperature=temperature, ray=ray,
+                                     max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, ray=ray,
                                      workers=workers)  # fmt: skip
         summaries = asyncio.run(train_online(Path(run), cfg, rcfg, rounds))
         console.print(online_table(summaries))

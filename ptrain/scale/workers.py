@@ -136,8 +136,8 @@ class RolloutWorker:
     async def load_policy(self, payload: dict[str, Any], version: int, adapter_dir: str = "") -> int:
         """Apply the trainer's weights between two decode steps; later episodes report `version`.
 
-        The `hf` engine merges the payload (LoRA or full) into its weights; the `openai` engine has its
-        server load the saved adapter at `adapter_dir` (vLLM's load_lora_adapter)."""
+        The `hf` engine applies the payload (LoRA merged in float32 and unmerged below it, or all weights);
+        the `openai` engine has its server load the saved adapter at `adapter_dir` (vLLM's load_lora_adapter)."""
         from ptrain.scale.weights import apply_payload
 
         await self.open()

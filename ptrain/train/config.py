@@ -28,7 +28,7 @@ class TrainConfig:
     algo: str = "grpo"  # or "sft": supervised on demonstrations (gold episodes, passed episodes)
     trainer: str = "ptrain"  # or "trl": TRL's GRPOTrainer fed from the store
     model: str = "smollm2-135m"  # a packaged model name or a checkpoint directory
-    init: str = ""  # start from this checkpoint's adapter (e.g. an SFT warm start's checkpoint)
+    init: str = ""  # start from this checkpoint's adapter, or a run's latest (e.g. an SFT warm start)
     split: str = "train"
     taskpack: str = ""  # train only on this taskpack's episodes ("" for all)
     # -- the model

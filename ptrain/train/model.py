@@ -29,7 +29,8 @@ HEAD_CHUNK_ROWS = 1024  # positions per output-layer chunk
 def load_policy(cfg, device: torch.device | str):
     """(model, tokenizer) for a TrainConfig: the base checkpoint, then LoRA (or all weights) trainable.
 
-    With `cfg.init` the adapter of that checkpoint is loaded and trained further (an SFT warm start).
+    With `cfg.init` the adapter of that checkpoint (or of a run's latest checkpoint) is loaded and
+    trained further (an SFT warm start).
     """
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -41,7 +42,9 @@ def load_policy(cfg, device: torch.device | str):
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if cfg.init:
-        adapter = Path(cfg.init) / "adapter"
+        from ptrain.train.checkpoint import checkpoint_of
+
+        adapter = checkpoint_of(Path(cfg.init)) / "adapter"  # a checkpoint, or a run's latest one
         if not (adapter / "adapter_config.json").is_file():
             raise ConfigError(f"--init {cfg.init}: no LoRA adapter in it", fix="point at a checkpoint directory")
         return PeftModel.from_pretrained(model, adapter, is_trainable=True), tokenizer
