@@ -24,7 +24,8 @@ import pytest
 
 from ptrain.engine.base import Sampling
 from ptrain.engine.chat_api import assistant_message, chat_prompt_ids
-from ptrain.engine.openai import OpenAIEngine, completion_from_response
+from ptrain.engine.openai import OpenAIEngine
+from ptrain.engine.openai_wire import completion_from_response
 from ptrain.errors import EngineError
 from ptrain.rollout.chat import ChatFormat
 from ptrain.taskpack import Observation, ToolCall
@@ -141,7 +142,7 @@ def test_engine_takes_the_model_and_its_context_window_from_the_server(engine):
 def test_ptrain_serve_passes_the_logprobs_probe_it_is_not_asked(server):
     """The card's `logprobs_mode` spares ptrain serve the probe; asked anyway, its answers agree with processed
     logprobs (the hf engine's: logits / T, renormalised over the top-p nucleus) and no other kind."""
-    from ptrain.engine.openai import probe_logprobs
+    from ptrain.engine.logprobs_check import probe_logprobs
 
     def post(payload: dict) -> dict:
         data = json.dumps({"model": "smollm2-135m", **payload}).encode()
@@ -353,7 +354,7 @@ async def test_a_stopped_server_exits_cleanly_and_the_next_generate_raises_engin
 
 
 def test_a_text_only_completion_is_tokenized_here_with_nan_logprobs_and_the_stop_token(tokenizer):
-    from ptrain.engine.openai import has_token_ids, text_completion
+    from ptrain.engine.openai_wire import has_token_ids, text_completion
 
     body = {"choices": [{"text": "Hello there", "finish_reason": "stop"}]}
     assert not has_token_ids(body)

@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 from ptrain.engine.base import Sampling
-from ptrain.engine.openai import OpenAIEngine, completion_from_response, logprobs_verdict
+from ptrain.engine.logprobs_check import logprobs_verdict
+from ptrain.engine.openai import OpenAIEngine
+from ptrain.engine.openai_wire import completion_from_response
 from ptrain.errors import EngineError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm"

@@ -6,6 +6,8 @@ slots.py   the running batch's KV, a preallocated slot per row
 packed.py  a joining prompt's prefill in the same forward pass as the rows' decode
 sampling.py  the next token from logits (temperature, top-p), one generator per row
 openai.py  any OpenAI-compatible completions server (vLLM, SGLang, `ptrain serve`)
+openai_wire.py  the completions dialect: neutral request fields, responses read into Completions
+logprobs_check.py  the start-up check that a server's logprobs are those of the distribution sampled
 local_server.py  the hf engine in a child process (a private `ptrain serve`), out of the caller's GIL
 serve.py   `ptrain serve`: an engine as an OpenAI-compatible HTTP server
 chat_api.py  OpenAI chat messages to and from the chat format, for serve.py

@@ -13,15 +13,11 @@ this engine speaks only the token-level dialect of the OpenAI completions API th
                                           generation_config.json)
     max_tokens is clamped to what the context window leaves after the prompt, as the hf engine does.
 
-The logprobs must be those of the distribution each token was drawn from (logits / temperature,
-renormalised over the top-p nucleus), which the trainer recomputes as the old policy. vLLM returns
-that only with `--logprobs-mode processed_logprobs` (0.10.2 and newer; its default `raw_logprobs` is
-before temperature and top-p), and says nothing of its mode over HTTP, so the engine checks at start
-(`check_logprobs`, on by default) and refuses a server that fails: a model card reporting
-`logprobs_mode` (ptrain serve's does) is taken at its word; otherwise `probe_logprobs` samples a few
-short prompts greedily, at T = 1 under a nucleus of one token, and at a low temperature, and
-`logprobs_verdict` says which transform the answers agree with (see there why it is decisive). A
-server whose logprobs are tempered but ignore the nucleus (SGLang's) is used at top_p = 1 only.
+The logprobs must be those of the distribution each token was drawn from, which the trainer
+recomputes as the old policy; vLLM gives them only with `--logprobs-mode processed_logprobs`. The
+engine checks the server at start (`check_logprobs`, on by default; logprobs_check.py says how) and
+refuses one that fails; one whose logprobs ignore top-p (SGLang's) is used at top_p = 1 only.
+Answers are read in openai_wire.py.
 
 A server that gives back neither form of token ids (an API that returns text only) puts the engine in
 text mode when it has the model's tokenizer: from then on it sends the prompt as text with only the
@@ -47,7 +43,6 @@ import collections
 import dataclasses
 import json
 import logging
-import math
 import os
 import time
 import urllib.error
@@ -57,16 +52,20 @@ from typing import Any
 
 import aiohttp
 
-from ptrain.engine.base import FINISH_REASONS, Completion, EngineStats, Sampling
+from ptrain.engine.base import Completion, EngineStats, Sampling
+from ptrain.engine.logprobs_check import VLLM_FIX, probe_logprobs
+from ptrain.engine.openai_wire import (
+    NEUTRAL,
+    clip,
+    completion_from_response,
+    error_message,
+    has_token_ids,
+    text_completion,
+)
 from ptrain.errors import ConfigError, EngineError
 
 log = logging.getLogger(__name__)
 DEFAULT_CONTEXT_WINDOW = 8192
-TOKEN_ID_PREFIX = "token_id:"  # vLLM's return_tokens_as_token_ids placeholder
-VLLM_FIX = "start vLLM (0.10.2 or newer) with --logprobs-mode processed_logprobs"
-# sent with every request: left out, vLLM takes them from the model's generation_config.json (its default
-# --generation-config auto), and a top_k or penalty there would change the distribution sampled
-NEUTRAL = {"top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0, "presence_penalty": 0.0, "frequency_penalty": 0.0}
 
 
 class OpenAIEngine:
@@ -134,7 +133,7 @@ class OpenAIEngine:
             cards = json.loads(text)["data"]
             names = [str(card["id"]) for card in cards]
         except (ValueError, KeyError, TypeError) as e:
-            raise EngineError(f"GET {url} answered without a list of models: {_clip(text)!r}") from e
+            raise EngineError(f"GET {url} answered without a list of models: {clip(text)!r}") from e
         if not cards:
             raise EngineError(f"the server at {self.base_url} serves no models (its /models list is empty)")
         if model is None:
@@ -159,7 +158,7 @@ class OpenAIEngine:
             with urllib.request.urlopen(request, timeout=timeout_s) as response:
                 return response.read().decode()
         except urllib.error.HTTPError as e:
-            message = _error_message(e.read().decode(errors="replace"))
+            message = error_message(e.read().decode(errors="replace"))
             raise EngineError(f"{method} {url} answered HTTP {e.code}: {message}") from e
         except (OSError, ValueError) as e:
             raise EngineError(
@@ -181,7 +180,7 @@ class OpenAIEngine:
             try:
                 return json.loads(text)
             except ValueError as e:
-                raise EngineError(f"POST {self.base_url}/completions answered malformed JSON: {_clip(text)!r}") from e
+                raise EngineError(f"POST {self.base_url}/completions answered malformed JSON: {clip(text)!r}") from e
 
         verdict, why = probe_logprobs(post, f"{self.base_url}/completions")
         if verdict == "text":
@@ -367,15 +366,15 @@ class OpenAIEngine:
                 fix="start the server (`ptrain serve`, or vLLM's `vllm serve`) or check the base URL",
             ) from e
         if status >= 400:
-            raise EngineError(f"{method} {url} answered HTTP {status}: {_error_message(text)}")
+            raise EngineError(f"{method} {url} answered HTTP {status}: {error_message(text)}")
         if not json_answer:  # vLLM's adapter endpoints answer in plain text
             return {"text": text}
         try:
             body = json.loads(text)
         except ValueError as e:
-            raise EngineError(f"{method} {url} answered with malformed JSON ({e}): {_clip(text)!r}") from e
+            raise EngineError(f"{method} {url} answered with malformed JSON ({e}): {clip(text)!r}") from e
         if not isinstance(body, dict):
-            raise EngineError(f"{method} {url} answered with JSON that is not an object: {_clip(text)!r}")
+            raise EngineError(f"{method} {url} answered with JSON that is not an object: {clip(text)!r}")
         return body
 
     def _begin(self) -> None:
@@ -391,198 +390,3 @@ class OpenAIEngine:
         if s.running == 0 and self._busy_since is not None:
             s.busy_s += time.monotonic() - self._busy_since
             self._busy_since = None
-
-
-# --- the logprobs check -----------------------------------------------------------------------
-
-PROBE_PROMPTS = ("Once upon a time", "My favourite word is", "Here is a random number:", "Name any animal:")
-PROBE_TOKENS = 16
-PROBE_SEED = 1234
-PROBE_TEMPERATURE = 0.1  # divides the logits by 10: the greedy token's logprob moves well towards 0
-PROBE_TOP_P = 1e-4  # a nucleus of the most likely token alone wherever that token has p >= 1e-4
-PROBE_MIN_NATS = 3.0  # the greedy tokens' surprisal the comparisons need, summed over positions
-PROBE_NOISE = 0.02  # per position: logits computed in another batch (bfloat16 kernels) move this much
-PROBE_SETTINGS = {"greedy": (0.0, 1.0), "nucleus": (1.0, PROBE_TOP_P), "tempered": (PROBE_TEMPERATURE, 1.0)}
-
-
-def probe_logprobs(post: Any, url: str) -> tuple[str, str]:
-    """Ask the server (`post(payload) -> response body`) the probe's questions; `logprobs_verdict`'s answer.
-
-    Each prompt is sampled three times, PROBE_TOKENS tokens each: greedy, at T = 1 with top_p
-    PROBE_TOP_P, and at T = PROBE_TEMPERATURE (both seeded). Prompts are added until the comparisons
-    have the evidence they need or the prompts run out. ("text", why) if the server gives no token ids."""
-    runs: dict[str, list[tuple[tuple[int, ...], tuple[float, ...]]]] = {kind: [] for kind in PROBE_SETTINGS}
-    verdict, why = "undecided", "no prompt was asked"
-    for prompt in PROBE_PROMPTS:
-        for kind, (temperature, top_p) in PROBE_SETTINGS.items():
-            body = post({"prompt": prompt, "max_tokens": PROBE_TOKENS, "temperature": temperature, "top_p": top_p,
-                         "seed": PROBE_SEED, "logprobs": 1, "ignore_eos": True, "skip_special_tokens": False,
-                         "return_token_ids": True, "return_tokens_as_token_ids": True, **NEUTRAL})  # fmt: skip
-            if not has_token_ids(body):
-                return "text", "no token ids"
-            done = completion_from_response(body, 0, 0, url)
-            runs[kind].append((done.token_ids, done.logprobs))
-        verdict, why = logprobs_verdict(runs["greedy"], runs["nucleus"], runs["tempered"])
-        if verdict != "undecided":
-            break
-    return verdict, why
-
-
-def logprobs_verdict(greedy: Sequence, nucleus: Sequence, tempered: Sequence) -> tuple[str, str]:
-    """Which transform a server's logprobs agree with, from the probe's three samples of each prompt.
-
-    Each argument is one (token ids, logprobs) per prompt. A position is compared where a sample
-    still follows the greedy one (same prefix, same token), against the greedy logprob r, which is
-    of the untransformed distribution whatever the server's mode (vLLM, SGLang and the hf engine
-    score greedy tokens so). The hypotheses predict, for the greedy token g:
-
-        nucleus (T = 1, top_p 1e-4):  processed 0 exactly (a nucleus of g alone);  raw and tempered r
-        tempered (T = 0.25):          processed and tempered log softmax(l / T)_g > r;  raw r
-
-    Raw logprobs cannot move between the samples, since they depend on the token and its prefix
-    only; processed ones must. Each comparison is decisive once the compared greedy tokens carry
-    PROBE_MIN_NATS of surprisal (-sum r): the hypotheses are then further apart than noise
-    (PROBE_NOISE per position + 10% of the surprisal) allows. A model near-certain at every compared
-    position (r near 0, where no transform changes much) leaves it "undecided".
-
-    Returns (verdict, why): "processed" (temperature and nucleus applied), "tempered" (temperature
-    only), "raw", "other" (agrees with neither, or values above 0: logits) or "undecided"."""
-    if any(x > 1e-3 for _, values in (*greedy, *nucleus, *tempered) for x in values):
-        return "other", "some values are above 0, so they are not logprobs"
-    results = []
-    for name, runs in (("nucleus", nucleus), ("tempered", tempered)):
-        pairs = [(r, x) for g, o in zip(greedy, runs, strict=True) for r, x in _common_prefix(g, o)]
-        nats = -sum(r for r, _ in pairs)
-        band = PROBE_NOISE * len(pairs) + 0.1 * nats
-        moved = sum(abs(x - r) for r, x in pairs)
-        if nats < PROBE_MIN_NATS:
-            outcome = "undecided"
-        elif moved <= band:
-            outcome = "unchanged"
-        elif name == "nucleus":
-            outcome = "applied" if sum(abs(x) for _, x in pairs) <= band else "neither"
-        else:
-            outcome = "applied" if sum(x - r for r, x in pairs) > band else "neither"
-        results.append(outcome)
-        log.debug("logprobs probe, %s: %d positions, %.2f nats, moved %.3f (band %.3f): %s",
-                  name, len(pairs), nats, moved, band, outcome)  # fmt: skip
-    why = f"nucleus sample {results[0]}, low-temperature sample {results[1]}"
-    table = {("applied", "applied"): "processed", ("unchanged", "applied"): "tempered",
-             ("unchanged", "unchanged"): "raw"}  # fmt: skip
-    if "undecided" in results:
-        return "undecided", f"the model was near-certain on the probe prompts ({why})"
-    return table.get((results[0], results[1]), "other"), why
-
-
-def _common_prefix(greedy: tuple, other: tuple) -> list[tuple[float, float]]:
-    """(greedy logprob, other logprob) at each position where `other` still follows the greedy tokens."""
-    pairs = []
-    for g, r, o, x in zip(*greedy, *other, strict=False):
-        if g != o:
-            break
-        pairs.append((r, x))
-    return pairs
-
-
-def completion_from_response(body: dict[str, Any], prompt_tokens: int, policy_version: int, url: str) -> Completion:
-    """The first choice of a completions response as a Completion (its timings left at 0).
-
-    Token ids come from `choices[0].token_ids`, else from vLLM's `token_id:N` logprob tokens; the
-    policy version from `ptrain_policy_version` (the choice's, then the response's), else the one given."""
-    try:
-        choice = body["choices"][0]
-        logprobs = choice.get("logprobs") or {}
-        token_ids = choice.get("token_ids")
-        if token_ids is None:
-            token_ids = _ids_from_tokens(logprobs.get("tokens"))
-        if token_ids is None:
-            raise EngineError(
-                f"{url} gave back text but no token ids (neither choices[0].token_ids nor "
-                "'token_id:N' logprob tokens), and training needs the exact tokens sampled",
-                fix="use a server that honours return_token_ids or return_tokens_as_token_ids "
-                "(vLLM, or `ptrain serve`), or give the engine the model's tokenizer for text mode",
-            )
-        ids = tuple(_int(t) for t in token_ids)
-        values = logprobs.get("token_logprobs")
-        if not isinstance(values, list) or len(values) != len(ids) or any(v is None for v in values):
-            raise EngineError(
-                f"{url} gave {len(ids)} tokens but logprobs.token_logprobs {_clip(json.dumps(values))}; "
-                "training needs one logprob per token",
-                fix="use a server that returns completion logprobs (vLLM, or `ptrain serve`)",
-            )
-        lps = tuple(float(v) for v in values)
-        finish = choice.get("finish_reason")
-        version = choice.get("ptrain_policy_version", body.get("ptrain_policy_version", policy_version))
-        prompt = (body.get("usage") or {}).get("prompt_tokens", prompt_tokens)
-        completion = Completion(ids, lps, finish, int(version), int(prompt))
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
-        raise EngineError(f"{url} answered with an unexpected completion: {_clip(json.dumps(body))}") from e
-    if finish not in FINISH_REASONS:
-        raise EngineError(f"{url} finished a completion with {finish!r}, expected one of {FINISH_REASONS}")
-    return completion
-
-
-def has_token_ids(body: dict[str, Any]) -> bool:
-    try:
-        choice = body["choices"][0]
-        tokens = (choice.get("logprobs") or {}).get("tokens")
-        return choice.get("token_ids") is not None or _ids_from_tokens(tokens) is not None
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return True  # malformed: let completion_from_response say what is wrong
-
-
-def text_completion(
-    body: dict[str, Any], tokenizer: Any, stop_token_ids: Sequence[int], prompt_tokens: int, policy_version: int,
-    url: str,
-) -> Completion:  # fmt: skip
-    """A text-only completion, tokenized here; a stop ends with the stop token, as token-mode ones do."""
-    try:
-        choice = body["choices"][0]
-        text, finish = choice["text"], choice.get("finish_reason")
-        if not isinstance(text, str):
-            raise TypeError("text is not a string")
-    except (KeyError, IndexError, TypeError) as e:
-        raise EngineError(f"{url} answered with an unexpected completion: {_clip(json.dumps(body))}") from e
-    finish = "stop" if finish in ("stop", "eos") else "length" if finish == "length" else finish
-    if finish not in FINISH_REASONS:
-        raise EngineError(f"{url} finished a completion with {finish!r}, expected one of {FINISH_REASONS}")
-    ids = list(tokenizer.encode(text, add_special_tokens=False))
-    if finish == "stop" and stop_token_ids and (not ids or ids[-1] not in stop_token_ids):
-        ids.append(stop_token_ids[0])
-    return Completion(tuple(ids), (math.nan,) * len(ids), finish, policy_version, prompt_tokens, text_mode=True)
-
-
-def _ids_from_tokens(tokens: Any) -> list[int] | None:
-    """Token ids from vLLM's `token_id:N` logprob tokens, or None if they are not in that form."""
-    if not isinstance(tokens, list) or not all(isinstance(t, str) and t.startswith(TOKEN_ID_PREFIX) for t in tokens):
-        return None
-    try:
-        return [int(t[len(TOKEN_ID_PREFIX) :]) for t in tokens]
-    except ValueError:
-        return None
-
-
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"token id {value!r} is not an integer")
-    return value
-
-
-def _error_message(text: str) -> str:
-    """The server's own message from an OpenAI-style error body, else the body itself."""
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return _clip(text.strip()) or "(empty body)"
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and error.get("message"):
-        return str(error["message"])
-    if isinstance(error, str):
-        return error
-    if isinstance(body, dict) and body.get("message"):
-        return str(body["message"])
-    return _clip(text.strip())
-
-
-def _clip(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
