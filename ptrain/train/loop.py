@@ -199,6 +199,7 @@ class Trainer:
         reduced["grad_norm"] /= count * self.world  # each rank added the same global norm, once per update
         peak_keys = sorted(peaks)
         reduced |= {f"{k}_max": v for k, v in zip(peak_keys, self._max([peaks[k] for k in peak_keys]), strict=True)}
+        reduced["groups"] = len(groups)
         row = self._row(reduced, selections, count, lr, time.monotonic() - started)
         self._log(row)
         return row
@@ -322,7 +323,7 @@ class Trainer:
         tokens, measured = sums["model_tokens"], max(sums["measured_tokens"], 1)
         row = {
             "step": self.step_no, "policy_version": self.policy_version, "algo": self.cfg.algo,
-            "loss": sums["loss"] / updates, "lr": lr, "grad_norm": sums["grad_norm"], "groups": len(selections),
+            "loss": sums["loss"] / updates, "lr": lr, "grad_norm": sums["grad_norm"], "groups": int(sums["groups"]),
             "updates": updates, "sequences": int(sums["sequences"]), "episodes": int(sums["episodes"]),
             "model_tokens": int(tokens), "padded_tokens": int(sums["padded_tokens"]),
             "padding": 1 - sums["real_tokens"] / max(sums["padded_tokens"], 1),
