@@ -1,5 +1,5 @@
 """The `openai` engine against vLLM's answers: a stub server in a thread serves the fixtures in
-tests/fixtures/vllm/ (each written field for field from vLLM's protocol definitions, its serving code
+tests/fixtures/vllm_answers/ (each written field for field from vLLM's protocol definitions, its serving code
 and its tests; the README there names the vLLM files and commits), and the real engine talks to it.
 
 Completions come from a toy model of eight tokens whose logprobs follow vLLM's definition of each
@@ -27,7 +27,7 @@ from ptrain.engine.openai import OpenAIEngine
 from ptrain.engine.openai_wire import completion_from_response
 from ptrain.errors import EngineError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "vllm"
+FIXTURES = Path(__file__).parent / "fixtures" / "vllm_answers"
 FIX = "--logprobs-mode processed_logprobs"
 VOCAB = list(range(100, 108))  # the toy model's token ids
 

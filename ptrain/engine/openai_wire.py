@@ -7,7 +7,7 @@ it. Token ids come from `choices[0].token_ids` (newer vLLM, ptrain serve) or fro
 tokenizes the text itself, logprobs NaN). Error bodies are read for the server's own message.
 
 It is apart from the engine because it is pure: bodies in, completions out, no HTTP, so it is
-tested on recorded vLLM responses (tests/fixtures/vllm/) and shared with the logprobs check.
+tested on recorded vLLM responses (tests/fixtures/vllm_answers/) and shared with the logprobs check.
 
     done = completion_from_response(body, prompt_tokens=7, policy_version=0, url=url)
 """
