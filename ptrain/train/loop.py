@@ -21,7 +21,6 @@ the process group (gloo on CPU under torchrun, NCCL on GPUs) and mixed precision
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
@@ -56,7 +55,7 @@ from ptrain.train.checkpoint import (
 )
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import aggregate, mismatch, per_token_loss
-from ptrain.train.model import load_policy, masked_logprobs, trainable_parameters
+from ptrain.train.model import load_policy, masked_logprobs, rows_of, swapped, trainable_parameters
 
 log = logging.getLogger("ptrain.train")
 
@@ -229,7 +228,7 @@ class Trainer:
                 loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
                 stats = {}
             else:
-                prox = _rows_of(batch, proximal, t.logprobs) if proximal is not None else None
+                prox = rows_of(batch, proximal, t.logprobs) if proximal is not None else None
                 per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref, prox)
                 loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_episodes, t.episode_tokens)
             loss.backward()
@@ -285,7 +284,7 @@ class Trainer:
     def _reference_logprobs(self, t, prefix: int = 0) -> torch.Tensor:
         """The KL reference: the policy training started from (the --init adapter, else the base model)."""
         if self.reference is not None:
-            context = _swapped(self.params, self.reference)
+            context = swapped(self.params, self.reference)
         elif hasattr(self.model, "disable_adapter"):
             context = self.model.disable_adapter()  # a fresh LoRA adapter adds nothing: this is the start
         else:
@@ -422,26 +421,3 @@ class Trainer:
             trim(self.metrics, lambda row: row["step"] <= self.step_no)
             trim(self.run / "metrics" / "online.jsonl", lambda row: row["round"] <= self.round)
         self._resume_state = None
-
-
-def _rows_of(batch: list[Sequence], values: dict[int, torch.Tensor], like: torch.Tensor) -> torch.Tensor:
-    """Per-sequence tensors (kept by `id`) laid out as the micro-batch's rows, (B, T) like `like`, 0 padded."""
-    out = torch.zeros_like(like)
-    for i, s in enumerate(batch):
-        out[i, : len(s.token_ids)] = values[id(s)]
-    return out
-
-
-@contextlib.contextmanager
-def _swapped(params: list[torch.nn.Parameter], values: list[torch.Tensor]):
-    """The parameters hold `values` inside the block and their own values again after it (no gradient)."""
-    saved = [p.detach().clone() for p in params]
-    with torch.no_grad():
-        for p, v in zip(params, values, strict=True):
-            p.copy_(v)
-    try:
-        yield
-    finally:
-        with torch.no_grad():
-            for p, v in zip(params, saved, strict=True):
-                p.copy_(v)

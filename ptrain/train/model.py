@@ -14,6 +14,7 @@ batch on top of it. Logprobs and gradients equal those of the full rows (tests/t
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -173,3 +174,26 @@ def export_merged(checkpoint: Path, out: Path, model_name: str | None = None) ->
     model.save_pretrained(out, safe_serialization=True)
     AutoTokenizer.from_pretrained(base).save_pretrained(out)
     return out
+
+
+def rows_of(batch: list, values: dict[int, torch.Tensor], like: torch.Tensor) -> torch.Tensor:
+    """Per-sequence tensors (kept by `id`) laid out as the micro-batch's rows, (B, T) like `like`, 0 padded."""
+    out = torch.zeros_like(like)
+    for i, s in enumerate(batch):
+        out[i, : len(s.token_ids)] = values[id(s)]
+    return out
+
+
+@contextlib.contextmanager
+def swapped(params: list[torch.nn.Parameter], values: list[torch.Tensor]):
+    """The parameters hold `values` inside the block and their own values again after it (no gradient)."""
+    saved = [p.detach().clone() for p in params]
+    with torch.no_grad():
+        for p, v in zip(params, values, strict=True):
+            p.copy_(v)
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for p, v in zip(params, saved, strict=True):
+                p.copy_(v)
