@@ -5,6 +5,11 @@
     result.episodes_per_min, result.steady()["engine_utilisation"]
     simulate_fleet(shapes, accelerators=512, sandboxes=100_000, engine=H200_7B)   # one point of a scale sweep
 
+This file is the event loop of one replica: its episode workers, warm pool, verifiers and engine. What
+it takes and gives back (the episodes' shapes, the engine's cost, the config, the result) is in
+ptrain/sim_types.py; the fleet of many replicas, which is one replica simulated and multiplied, is in
+ptrain/sim_fleet.py.
+
 What it models, after ptrain/rollout/scheduler.py, ptrain/engine/hf.py and ptrain/sandbox/pool.py:
 - `concurrency` episode workers. An episode takes a sandbox from the warm pool (each take starts a
   replacement on a start server of `starts_per_s`, `start_s` late at best), runs its setup, then
@@ -26,200 +31,17 @@ What it models, after ptrain/rollout/scheduler.py, ptrain/engine/hf.py and ptrai
 
 What it leaves out: the sandboxes' own contention (tool times are taken as measured), failures and
 retries, the KV budget beyond `max_batch`, policy updates, the network.
-
-Scale (`simulate_fleet`): N engine replicas and S sandboxes. An episode stays on one replica, and
-replicas share nothing but the tool hosts, whose start capacity is divided evenly; so the fleet is N
-copies of one replica with S/N sandboxes and 1/N of the start rate: one replica is simulated and its
-rates multiplied. That is exact for async. For lock-step it puts the barrier inside a replica, which
-is kind to lock-step (a fleet-wide barrier waits for the slowest of more episodes), so the async
-advantage it shows is a lower bound. How far to trust it: `scripts/sim_scale.py validate`.
 """
 
 from __future__ import annotations
 
 import heapq
-import math
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ptrain.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Turn:
-    prefill_tokens: int  # prompt tokens the engine runs for this turn (what its prefix cache does not hold)
-    decode_tokens: int  # tokens the model samples
-    tool_s: float = 0.0  # the turn's tool calls, one after another
-    context_tokens: int = 0  # the sequence's length when this turn starts sampling (the KV width it adds)
-
-
-@dataclass(frozen=True)
-class EpisodeShape:
-    turns: tuple[Turn, ...]
-    setup_s: float = 0.0  # from sandbox in hand to the first model turn: the taskpack's setup
-    artifact_s: float = 0.0
-    verify_s: float = 0.0  # the verifier in its fresh sandbox; 0: not verified
-
-
-@dataclass(frozen=True)
-class EngineCost:
-    """What an engine replica's iteration costs, in seconds; see the module docstring."""
-
-    name: str
-    decode_a_s: float
-    decode_b_s: float
-    prefill_s_per_token: float
-    prefill_a_s: float = 0.0  # per prefill forward pass (an iteration that admits requests)
-    decode_kv_s: float = 0.0  # per KV token of the batch (rows x width), per decode step
-    copy_s_per_kv_token: float = 0.0  # per KV token of the batch, each time rows join or leave it
-    max_batch: int = 64
-    decode_curve: tuple[tuple[int, float], ...] = ()  # measured (rows, step_s at width 0), instead of a + b * rows
-
-    def step_s(self, rows: int, width: int = 0) -> float:
-        if self.decode_curve:
-            x, y = zip(*self.decode_curve, strict=True)
-            slope = (y[-1] - y[0]) / (x[-1] - x[0]) if len(x) > 1 else 0.0
-            base = float(np.interp(rows, x, y)) + slope * max(0, rows - x[-1])  # linear past the last point
-        else:
-            base = self.decode_a_s + self.decode_b_s * rows
-        return base + self.decode_kv_s * rows * width
-
-    def peak_tokens_per_s(self, width: int = 0) -> float:
-        """Decode tokens a second with a full batch: what utilisation is measured against."""
-        return self.max_batch / self.step_s(self.max_batch, width) if self.step_s(self.max_batch, width) else math.inf
-
-    def scaled(self, factor: float) -> EngineCost:
-        """The same engine `factor` times slower (a busier or a slower machine)."""
-        times = ("decode_a_s", "decode_b_s", "prefill_s_per_token", "prefill_a_s", "decode_kv_s", "copy_s_per_kv_token")
-        return replace(self, **{name: getattr(self, name) * factor for name in times},
-                       decode_curve=tuple((rows, t * factor) for rows, t in self.decode_curve))  # fmt: skip
-
-
-# This machine's hf engine with SmolLM2-135M on one core, fitted by `scripts/sim_scale.py measure --engine-bench`
-# (CPU seconds of the engine's own operations: decode steps at batch 1-8 and two widths, prefill, cache copies).
-CPU_HERE = EngineCost("cpu-here", decode_a_s=0.0756, decode_b_s=0.0132, prefill_s_per_token=0.0074, prefill_a_s=0.089,
-                      decode_kv_s=1.87e-05, copy_s_per_kv_token=2.14e-05,
-                      decode_curve=((1, 0.0752), (2, 0.1085), (4, 0.1428), (8, 0.1745)))  # fmt: skip
-# An assumption, not a measurement: one H200 serving a 7-8B dense model in bf16 through vLLM (paged KV, so no
-# copies). A decode step reads the weights once (15 GB at 4.8 TB/s: 3 ms) plus scheduling and kernel launches:
-# about 8 ms at batch 1; each row adds its KV reads and FLOPs, about 0.06 ms at these contexts (256 rows: 23 ms,
-# 11,000 tokens/s). Prefill is compute-bound: 14 GFLOP a token at about 450 TFLOP/s sustained, 0.03 ms a token.
-# 256 rows is vLLM's default max_num_seqs. Measure your own and pass them to scripts/sim_scale.py.
-H200_7B = EngineCost("h200-7b-vllm", decode_a_s=0.008, decode_b_s=6e-05, prefill_s_per_token=3e-05, max_batch=256)
-INSTANT = EngineCost("instant", decode_a_s=0.0, decode_b_s=0.0, prefill_s_per_token=0.0, max_batch=1 << 30)  # gold
-ENGINES = {e.name: e for e in (CPU_HERE, H200_7B, INSTANT)}
-MODES = ("async", "lockstep")
-
-
-@dataclass(frozen=True)
-class SimConfig:
-    concurrency: int = 8  # episode workers, each holding a sandbox
-    mode: str = "async"
-    verify_concurrency: int = 2
-    engine: EngineCost = CPU_HERE
-    starts_per_s: float = math.inf  # container starts a second (the pool's refills); inf: no limit
-    start_s: float = 0.0  # one start's latency at best (cold create + start + first exec)
-    pool_size: int | None = None  # warm sandboxes at the start; None: concurrency + verify_concurrency
-    cpu_cores: float = 0.0  # cores the engine shares with tools and verifiers (0: its own, as on an accelerator)
-    engine_threads: int = 1  # the engine's threads on those cores
-
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ConfigError(f"simulation mode {self.mode!r} is not one of {MODES}")
-        if self.concurrency < 1 or self.verify_concurrency < 1 or self.starts_per_s <= 0:
-            raise ConfigError("concurrency, verify_concurrency and starts_per_s must be positive")
-
-
-class Level:
-    """A count that changes over time (sandboxes held, episodes in tools), integrated over a window."""
-
-    def __init__(self) -> None:
-        self.value, self.times, self.values = 0, [0.0], [0]
-
-    def add(self, now: float, delta: int) -> None:
-        self.value += delta
-        if self.times[-1] == now:
-            self.values[-1] = self.value
-        else:
-            self.times.append(now)
-            self.values.append(self.value)
-
-    def over(self, t0: float, t1: float) -> tuple[float, int, float]:
-        """(time-weighted mean, peak, seconds above zero) over [t0, t1]."""
-        times, values = np.array(self.times), np.array(self.values)
-        edges = np.clip(np.append(times, max(t1, times[-1])), t0, t1)
-        spans = np.diff(edges)
-        inside = spans > 0
-        peak = int(values[inside].max()) if inside.any() else int(values[np.searchsorted(times, t0, "right") - 1])
-        length = max(t1 - t0, 1e-12)
-        return float((spans * values).sum() / length), peak, float(spans[values > 0].sum())
-
-
-@dataclass
-class SimResult:
-    episodes: int
-    wall_s: float
-    tokens: int
-    stored_at: np.ndarray  # when each episode was stored, sorted
-    verified_at: np.ndarray
-    busy: np.ndarray  # (iterations, 2): each engine iteration's start and end
-    iteration_tokens: np.ndarray  # tokens each iteration sampled
-    levels: dict[str, Level]  # held (sandboxes in use), generate, tools, verify, rows (the engine's batch)
-    starts_at: np.ndarray  # when each container start finished
-    start_interval_s: float  # 1 / starts_per_s
-    verify_concurrency: int
-    mode: str
-
-    @property
-    def episodes_per_min(self) -> float:
-        """As the rollout's summary counts it: episodes over the whole run, verification included."""
-        return 60 * self.episodes / max(self.wall_s, 1e-12)
-
-    def window(self, t0: float = 0.0, t1: float | None = None) -> dict[str, float]:
-        """Rates and loads over (t0, t1] (the whole run by default)."""
-        t1 = self.wall_s if t1 is None else t1
-        length = max(t1 - t0, 1e-12)
-        busy = np.clip(self.busy, t0, t1)
-        busy_s = float((busy[:, 1] - busy[:, 0]).sum()) if len(busy) else 0.0
-        held, held_peak, _ = self.levels["held"].over(t0, t1)
-        tools, _, _ = self.levels["tools"].over(t0, t1)
-        verifying, _, _ = self.levels["verify"].over(t0, t1)
-        rows, _, _ = self.levels["rows"].over(t0, t1)
-        _, _, demand_s = self.levels["generate"].over(t0, t1)
-
-        def per_hour(times: np.ndarray) -> float:
-            return 3600 * float(((times > t0) & (times <= t1)).sum()) / length
-
-        starts = per_hour(self.starts_at) / 3600
-        ends = self.busy[:, 1] if len(self.busy) else np.zeros(0)
-        tokens = float(self.iteration_tokens[(ends > t0) & (ends <= t1)].sum())
-        return {
-            "episodes_per_hour": per_hour(self.stored_at),
-            "verified_per_hour": per_hour(self.verified_at),
-            "engine_utilisation": busy_s / length,
-            "engine_busy_fraction": busy_s / demand_s if demand_s else 0.0,
-            "engine_rows_mean": rows,
-            "engine_tokens_per_s": tokens / length,
-            "sandboxes_held_mean": held,
-            "sandboxes_held_peak": held_peak,
-            "sandboxes_in_tools_mean": tools,
-            "sandboxes_verifying_mean": verifying,
-            "starts_per_s": starts,
-            "start_utilisation": min(1.0, starts * self.start_interval_s),
-            "verify_utilisation": verifying / self.verify_concurrency,
-        }
-
-    def steady(self, skip: int | None = None) -> dict[str, float]:
-        """`window` without the first and last `skip` stored episodes (a quarter): no ramp-up, no drain.
-
-        For lock-step, `skip` a whole number of waves, so that the window holds whole waves.
-        """
-        n = len(self.stored_at)
-        skip = n // 4 if skip is None else skip
-        return self.window(float(self.stored_at[max(skip, 1) - 1]), float(self.stored_at[n - 1 - skip]))
+from ptrain.sim_types import EpisodeShape, Level, SimConfig, SimResult
 
 
 def simulate(shapes: Sequence[EpisodeShape], config: SimConfig) -> SimResult:
@@ -456,95 +278,3 @@ class _Sim:
             self._iterate()
         else:
             self.levels["rows"].add(self.now, -self.levels["rows"].value)
-
-
-# --- the fleet ----------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Hosts:
-    """The tool hosts: defaults measured on this 2-core machine (bench_sandbox: 64 sandboxes started in 6.0 s)."""
-
-    sandboxes_per_host: int = 64
-    starts_per_s_per_host: float = 10.7
-    start_s: float = 0.142  # cold create + start + first exec, p50
-
-
-@dataclass(frozen=True)
-class FleetPoint:
-    accelerators: int
-    sandboxes: int  # episodes in flight, each in its sandbox; verification takes more (sandboxes_verifying_mean)
-    mode: str
-    replicas_used: int
-    sandboxes_per_replica: int
-    episodes_per_hour: float  # verified: what training can use
-    engine_utilisation: float  # sampled tokens/s over all accelerators' decode peak (max_batch rows), idle ones too
-    engine_busy: float  # the time an engine is busy, whatever its batch
-    engine_rows_mean: float  # the batch a busy replica runs
-    sandboxes_held_mean: float  # episodes' and verifiers'
-    sandboxes_held_peak: float  # replicas x one replica's peak: an upper bound
-    sandboxes_in_tools_mean: float
-    sandboxes_verifying_mean: float
-    starts_per_s: float
-    start_utilisation: float
-    bottleneck: str
-
-
-def bottleneck(load: dict[str, float], max_batch: int, saturated: float = 0.85) -> str:
-    """What limits throughput: container starts, the engine (busy with a full batch), or else too few sandboxes."""
-    if load["start_utilisation"] >= saturated:
-        return "container starts"
-    if (
-        load["engine_utilisation"] >= saturated
-        and load["engine_rows_mean"] >= saturated * max_batch * load["engine_utilisation"]
-    ):
-        return "engine"
-    return "sandboxes"
-
-
-def simulate_fleet(
-    workload: Sequence[EpisodeShape],
-    accelerators: int,
-    sandboxes: int,
-    engine: EngineCost,
-    mode: str = "async",
-    hosts: Hosts = Hosts(),
-    seed: int = 0,
-    min_episodes: int = 600,
-) -> FleetPoint:
-    """One replica with its share of sandboxes and start rate, simulated in steady state, times the replicas used.
-
-    `sandboxes` run episodes (the scheduler's concurrency); each stored episode is verified at once in
-    a sandbox of its own, as many at a time as it takes, so verification is never the queue (it shows
-    as sandboxes held, and as container starts). The pool starts empty, so no warm stock flatters the
-    steady window, which leaves out the first and last quarter of the episodes (whole waves in lock-step).
-    """
-    used = min(accelerators, sandboxes)
-    share = max(1, round(sandboxes / used))
-    starts = hosts.starts_per_s_per_host * sandboxes / hosts.sandboxes_per_host / used
-    waves = max(4, math.ceil(min_episodes / share))
-    rng = np.random.default_rng(seed)
-    shapes = [workload[i] for i in rng.integers(len(workload), size=share * waves)]
-    config = SimConfig(concurrency=share, mode=mode, verify_concurrency=1 << 30, engine=engine, starts_per_s=starts,
-                       start_s=hosts.start_s, pool_size=0)  # fmt: skip
-    s = simulate(shapes, config).steady(share * (waves // 4))
-    verified = any(shape.verify_s > 0 for shape in workload)
-    return FleetPoint(
-        accelerators=accelerators,
-        sandboxes=sandboxes,
-        mode=mode,
-        replicas_used=used,
-        sandboxes_per_replica=share,
-        episodes_per_hour=used
-        * (min(s["verified_per_hour"], s["episodes_per_hour"]) if verified else s["episodes_per_hour"]),
-        engine_utilisation=s["engine_tokens_per_s"] / engine.peak_tokens_per_s() * used / accelerators,
-        engine_busy=s["engine_utilisation"] * used / accelerators,
-        engine_rows_mean=s["engine_rows_mean"] / max(s["engine_utilisation"], 1e-9),
-        sandboxes_held_mean=used * s["sandboxes_held_mean"],
-        sandboxes_held_peak=used * s["sandboxes_held_peak"],
-        sandboxes_in_tools_mean=used * s["sandboxes_in_tools_mean"],
-        sandboxes_verifying_mean=used * s["sandboxes_verifying_mean"],
-        starts_per_s=used * s["starts_per_s"],
-        start_utilisation=s["start_utilisation"],
-        bottleneck=bottleneck(s, engine.max_batch),
-    )

@@ -34,18 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ptrain.sim import (
-    CPU_HERE,
-    ENGINES,
-    INSTANT,
-    EngineCost,
-    EpisodeShape,
-    Hosts,
-    SimConfig,
-    Turn,
-    simulate,
-    simulate_fleet,
-)
+from ptrain.sim import simulate
+from ptrain.sim_fleet import Hosts, simulate_fleet
+from ptrain.sim_types import CPU_HERE, ENGINES, INSTANT, EngineCost, EpisodeShape, SimConfig, Turn
 
 INPUTS = Path(__file__).with_name("sim_inputs.json")
 ACCELERATORS = (8, 32, 128, 512, 1024)

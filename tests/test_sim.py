@@ -8,17 +8,9 @@ import numpy as np
 import pytest
 
 from ptrain.errors import ConfigError
-from ptrain.sim import (
-    H200_7B,
-    INSTANT,
-    EngineCost,
-    EpisodeShape,
-    Hosts,
-    SimConfig,
-    Turn,
-    simulate,
-    simulate_fleet,
-)
+from ptrain.sim import simulate
+from ptrain.sim_fleet import Hosts, simulate_fleet
+from ptrain.sim_types import H200_7B, INSTANT, EngineCost, EpisodeShape, SimConfig, Turn
 
 SIMPLE = EngineCost("simple", decode_a_s=0.1, decode_b_s=0.0, prefill_s_per_token=0.01)
 
