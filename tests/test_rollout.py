@@ -13,8 +13,9 @@ from transformers import AutoTokenizer
 from ptrain.eval import Census, task_outcomes
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
+from ptrain.rollout.lockstep import Barrier
 from ptrain.rollout.loop import ELIDED, EpisodeLimits, run_episode
-from ptrain.rollout.scheduler import Barrier, Rollout
+from ptrain.rollout.scheduler import Rollout
 from ptrain.sandbox import PoolSet
 from ptrain.store import Store
 from ptrain.taskpack import load

@@ -49,7 +49,7 @@ def test_the_command_passes_its_flags_into_the_config(tmp_path, monkeypatch):
 
     from ptrain.cli import app
     from ptrain.cli import rollout as rollout_cli
-    from ptrain.rollout.scheduler import RolloutReport
+    from ptrain.rollout.progress import RolloutReport
 
     seen = []
 

@@ -23,17 +23,18 @@ writes no verdict (it is counted, and `ptrain verify` picks the episode up later
 `mode="lockstep"` is the synchronous baseline benchmarks compare against: episodes run in waves of
 `concurrency`, and within a wave every episode generates, then every episode runs its tools, turn
 by turn, so the engine idles while the slowest tool runs.
+
+Beside it: work.py (what it plans: `Work`, group ids, seeds), progress.py (`RolloutReport`, what it
+did) and lockstep.py (the wave's `Barrier`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ptrain.engine.base import Engine, Sampling
@@ -41,8 +42,11 @@ from ptrain.episode import Episode, StoredVerdict, StoreError
 from ptrain.errors import EngineError, SandboxError, ToolError, VerifierError
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
+from ptrain.rollout.lockstep import Barrier
 from ptrain.rollout.loop import EpisodeLimits, EpisodeTrace, Pacing, run_episode
 from ptrain.rollout.metrics import Meter
+from ptrain.rollout.progress import RolloutReport
+from ptrain.rollout.work import Work, episode_seed, group_id_of
 from ptrain.sandbox.pool import PoolSet
 from ptrain.store import Store
 from ptrain.taskpack import Task, Taskpack
@@ -58,98 +62,6 @@ class SetupFailed(Exception):
     def __init__(self, error: BaseException):
         super().__init__(str(error))
         self.error = error
-
-
-@dataclass(frozen=True)
-class Work:
-    task: Task
-    sample_index: int
-    group_id: str
-    prior_errors: int = 0  # infrastructure errors stored for this (task, sample) by earlier runs
-
-
-def group_id_of(taskpack: str, task_id: str, policy_version: int) -> str:
-    """Stable across resumes: the same task at the same policy version is the same group."""
-    digest = hashlib.sha256(f"{taskpack}\0{task_id}\0{policy_version}".encode()).hexdigest()[:16]
-    return f"{task_id}@p{policy_version}-{digest}"
-
-
-@dataclass
-class RolloutReport:
-    """What a rollout did, for the progress display, the metrics file and the CLI's summary."""
-
-    planned: int = 0  # episodes this run set out to produce
-    skipped: int = 0  # already in the store
-    statuses: Counter = field(default_factory=Counter)
-    finishes: Counter = field(default_factory=Counter)
-    infra_retries: int = 0
-    infra_retried_from_store: int = 0  # (task, sample) pairs an earlier run lost to infrastructure, run again
-    errors: list[str] = field(default_factory=list)
-    verified: int = 0
-    passed: int = 0
-    reward_sum: float = 0.0
-    verify_errors: int = 0
-    model_tokens: int = 0
-    tool_s: float = 0.0
-    wall_s: float = 0.0
-    engine_busy_s: float = 0.0
-    demand_s: float = 0.0  # seconds with at least one episode waiting on the engine
-
-    @property
-    def finished(self) -> int:
-        return sum(self.statuses.values())
-
-    def as_dict(self) -> dict[str, Any]:
-        wall = max(self.wall_s, 1e-9)
-        return {
-            "planned": self.planned,
-            "skipped": self.skipped,
-            "finished": self.finished,
-            "statuses": dict(self.statuses),
-            "finishes": dict(self.finishes),
-            "infra_retries": self.infra_retries,
-            "infra_retried_from_store": self.infra_retried_from_store,
-            "verified": self.verified,
-            "passed": self.passed,
-            "mean_reward": self.reward_sum / self.verified if self.verified else None,
-            "verify_errors": self.verify_errors,
-            "model_tokens": self.model_tokens,
-            "wall_s": self.wall_s,
-            "episodes_per_min": 60 * self.finished / wall,
-            "tokens_per_s": self.model_tokens / wall,
-            "tool_s": self.tool_s,
-            "engine_busy_s": self.engine_busy_s,
-            "demand_s": self.demand_s,
-            "engine_busy_fraction": self.engine_busy_s / self.demand_s if self.demand_s else None,
-            "engine_utilisation": self.engine_busy_s / wall,
-        }
-
-
-class Barrier:
-    """A reusable barrier whose parties come and go: lock-step's 'everyone generates, then everyone acts'."""
-
-    def __init__(self) -> None:
-        self.parties = 0
-        self.arrived = 0
-        self.release = asyncio.Event()
-
-    def join(self) -> None:
-        self.parties += 1
-
-    def leave(self) -> None:
-        self.parties -= 1
-        self._maybe_release()
-
-    async def wait(self) -> None:
-        self.arrived += 1
-        release = self.release
-        self._maybe_release()
-        await release.wait()
-
-    def _maybe_release(self) -> None:
-        if self.arrived and self.arrived >= self.parties:
-            self.release.set()
-            self.release, self.arrived = asyncio.Event(), 0
 
 
 class Rollout:
@@ -292,7 +204,9 @@ class Rollout:
             setup_s = time.monotonic() - started
             pacing = Pacing(barrier.wait, barrier.wait) if barrier else Pacing()
             sampling = Sampling(
-                temperature=c.temperature, top_p=c.top_p, seed=_seed(c.seed, task.id, work.sample_index, attempts)
+                temperature=c.temperature,
+                top_p=c.top_p,
+                seed=episode_seed(c.seed, task.id, work.sample_index, attempts),
             )
             trace = await run_episode(
                 task,
@@ -432,9 +346,3 @@ class Rollout:
         self.report.passed += verdict.passed
         self.report.reward_sum += verdict.reward
         self.on_update(self)
-
-
-def _seed(base: int, task_id: str, sample_index: int, attempt: int) -> int:
-    """A per-episode sampling seed: reproducible, different for every sample and retry."""
-    digest = hashlib.sha256(f"{base}\0{task_id}\0{sample_index}\0{attempt}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") * 1000  # room for the loop's per-turn offsets

@@ -35,7 +35,8 @@ from typing import Any
 from ptrain.errors import ConfigError, PtrainError
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.metrics import Meter
-from ptrain.rollout.scheduler import Rollout, RolloutReport
+from ptrain.rollout.progress import RolloutReport
+from ptrain.rollout.scheduler import Rollout
 from ptrain.verify import TaskIndex, unverified, verify_run
 
 log = logging.getLogger(__name__)
