@@ -8,8 +8,10 @@ from collections.abc import Callable
 import pytest
 import torch
 
+from ptrain.engine.admission import kv_peak, prefill_groups
 from ptrain.engine.base import Engine, Sampling
-from ptrain.engine.hf import HFEngine, PrefixCache, PrefixEntry, common_prefix, kv_peak, prefill_groups
+from ptrain.engine.hf import HFEngine
+from ptrain.engine.prefix_cache import PrefixCache, PrefixEntry, common_prefix
 from ptrain.engine.sampling import draw, top_p_filter
 from ptrain.engine.slots import COLUMN_BLOCK, ROW_BLOCK, SlotKV
 from ptrain.errors import ConfigError, EngineError

@@ -23,18 +23,17 @@ reports so that the `openai` engine need not probe for it. Stop strings work whe
 Features that would change what is sampled and cannot be honoured (longer stop strings, streaming,
 penalties, beam search) are refused with a 400 that says so, never ignored. A bad request gets an OpenAI-style `{"error": {"message", "type"}}` with status 400; an engine
 failure gets 503; nothing a client sends stops the server. A client that hangs up cancels its generation.
+
+This file is the app: routes, handlers, sampling and errors. A request's fields are read and checked in
+serve_request.py, response bodies and logprobs written in serve_response.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
-import json
 import logging
-import math
 import time
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,8 @@ from aiohttp import web
 
 from ptrain.engine.base import Completion, Engine, Sampling
 from ptrain.engine.chat_api import BadRequest, assistant_message, chat_prompt_ids, tool_schemas
+from ptrain.engine.serve_request import bool_field, int_field, number_field, prompt_token_ids, read_body, stop_ids
+from ptrain.engine.serve_response import chat_logprobs, completion_logprobs, decode_text, response_body
 from ptrain.errors import ConfigError, EngineError
 from ptrain.rollout.chat import ChatFormat
 
@@ -50,23 +51,6 @@ log = logging.getLogger("ptrain.serve")
 
 MAX_N = 64  # samples of one prompt per request
 MAX_BODY_BYTES = 64 * 2**20
-MIN_LOGPROB = -9999.0  # JSON has no -inf; vLLM clamps the same way
-UNSUPPORTED = {  # request fields this server cannot honour, and the values that mean "not used"
-    "stream": (None, False),
-    "echo": (None, False),
-    "suffix": (None, ""),
-    "best_of": (None, 1),
-    "use_beam_search": (None, False),
-    "logit_bias": (None, {}),
-    "presence_penalty": (None, 0),
-    "frequency_penalty": (None, 0),
-    "repetition_penalty": (None, 1),
-    "top_k": (None, 0, -1),
-    "min_p": (None, 0),
-    "min_tokens": (None, 0),
-    "prompt_logprobs": (None,),
-    "response_format": (None, {"type": "text"}),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,7 +62,7 @@ class Served:
     fmt_error: str = ""
     text_only: bool = False  # answer like an API that gives back text only (no token ids): clients' text mode
     adapters: set[str] = field(default_factory=set)  # LoRA adapters loaded at run time: more names for the model
-    adapter_base: dict = field(default_factory=dict)  # the weights adapters replace (ptrain/scale/weights.py)
+    adapter_base: dict = field(default_factory=dict)  # the weights adapters replace (ptrain/engine/weights.py)
 
 
 SERVED = web.AppKey("served", Served)
@@ -160,11 +144,11 @@ async def load_lora_adapter(request: web.Request) -> web.Response:
     """vLLM's run-time adapter endpoint: {"lora_name", "lora_path"} (a peft adapter directory).
 
     The hf engine has no adapter slots: the adapter is applied to the served weights (merged in float32,
-    unmerged in bfloat16: ptrain/scale/weights.py), replacing the previous one, between two decode
+    unmerged in bfloat16: ptrain/engine/weights.py), replacing the previous one, between two decode
     steps, and `lora_name` becomes another name for the model.
     `ptrain_policy_version` in the body sets the version completions report (default: one more)."""
     served = request.app[SERVED]
-    body = await _body(request, served)
+    body = await read_body(request, served)
     name, path = body.get("lora_name"), body.get("lora_path")
     if not isinstance(name, str) or not name or not isinstance(path, str) or not path:
         raise BadRequest("load_lora_adapter needs lora_name and lora_path (a peft adapter directory)")
@@ -172,13 +156,13 @@ async def load_lora_adapter(request: web.Request) -> web.Response:
         raise BadRequest(
             f"the {served.engine.name} engine cannot load adapters", status=501, kind="NotImplementedError"
         )
-    from ptrain.scale.weights import adapter_payload, apply_payload
+    from ptrain.engine.weights import adapter_payload, apply_payload
 
     try:
         payload = await asyncio.to_thread(adapter_payload, Path(path))
     except (OSError, ValueError, KeyError) as e:
         raise BadRequest(f"cannot read the adapter at {path}: {type(e).__name__}: {e}") from e
-    version = _int(body, "ptrain_policy_version", served.engine.policy_version + 1, 0)
+    version = int_field(body, "ptrain_policy_version", served.engine.policy_version + 1, 0)
     apply = lambda module: apply_payload(module, payload, served.adapter_base)  # noqa: E731
     await asyncio.to_thread(served.engine.update_weights, apply, version)
     served.adapters.add(name)
@@ -191,7 +175,7 @@ async def unload_lora_adapter(request: web.Request) -> web.Response:
     The served weights stay those of the last adapter loaded: the hf engine holds one set, and the
     `openai` engine unloads only adapters it has superseded. vLLM's answers, text and errors alike."""
     served = request.app[SERVED]
-    name = (await _body(request, served)).get("lora_name")
+    name = (await read_body(request, served)).get("lora_name")
     if not isinstance(name, str) or not name:
         raise BadRequest("'lora_name' needs to be provided to unload a LoRA adapter.", kind="InvalidUserInput")
     if name not in served.adapters:
@@ -207,14 +191,15 @@ async def metrics(request: web.Request) -> web.Response:
 
 async def completions(request: web.Request) -> web.Response:
     served = request.app[SERVED]
-    body = await _body(request, served)
-    prompt_ids = _prompt_ids(served, body.get("prompt"), _bool(body, "add_special_tokens", True))
-    stop = _stop_ids(served, body)
-    logprobs = _int(body, "logprobs", None, 0, 1, why="only the sampled token's logprob is available")
-    done = await _sample(served, prompt_ids, body, _int(body, "max_tokens", 16, 1), stop)
-    skip_special = _bool(body, "skip_special_tokens", True)
-    with_stop = _bool(body, "include_stop_str_in_output", False)
-    as_ids, with_ids = _bool(body, "return_tokens_as_token_ids", False), _bool(body, "return_token_ids", False)
+    body = await read_body(request, served)
+    prompt_ids = prompt_token_ids(served, body.get("prompt"), bool_field(body, "add_special_tokens", True))
+    stop = stop_ids(served, body)
+    logprobs = int_field(body, "logprobs", None, 0, 1, why="only the sampled token's logprob is available")
+    done = await _sample(served, prompt_ids, body, int_field(body, "max_tokens", 16, 1), stop)
+    skip_special = bool_field(body, "skip_special_tokens", True)
+    with_stop = bool_field(body, "include_stop_str_in_output", False)
+    as_ids = bool_field(body, "return_tokens_as_token_ids", False)
+    with_ids = bool_field(body, "return_token_ids", False)
     as_ids, with_ids = as_ids and not served.text_only, with_ids and not served.text_only
     choices = []
     for i, c in enumerate(done):
@@ -222,8 +207,8 @@ async def completions(request: web.Request) -> web.Response:
         text_ids = c.token_ids[:-1] if stopped and not with_stop else c.token_ids
         choice = {
             "index": i,
-            "text": _decode(served.tokenizer, text_ids, skip_special),
-            "logprobs": None if logprobs is None else _completion_logprobs(served.tokenizer, c, as_ids),
+            "text": decode_text(served.tokenizer, text_ids, skip_special),
+            "logprobs": None if logprobs is None else completion_logprobs(served.tokenizer, c, as_ids),
             "finish_reason": c.finish_reason,
             "stop_reason": c.token_ids[-1] if stopped else None,
             "ptrain_policy_version": c.policy_version,
@@ -231,26 +216,26 @@ async def completions(request: web.Request) -> web.Response:
         if with_ids:
             choice |= {"token_ids": list(c.token_ids), "prompt_token_ids": prompt_ids}
         choices.append(choice)
-    return web.json_response(_response("cmpl", "text_completion", served, done, len(prompt_ids), choices))
+    return web.json_response(response_body("cmpl", "text_completion", served, done, len(prompt_ids), choices))
 
 
 async def chat_completions(request: web.Request) -> web.Response:
     served = request.app[SERVED]
-    body = await _body(request, served)
+    body = await read_body(request, served)
     if served.fmt is None:
         raise BadRequest(f"this model cannot chat: {served.fmt_error}", status=501, kind="NotImplementedError")
     fmt = served.fmt
     tool_choice = body.get("tool_choice", "auto")
     if tool_choice not in ("auto", "none", None):
         raise BadRequest(f"tool_choice {tool_choice!r} is not supported (no guided decoding); use 'auto' or 'none'")
-    _int(body, "top_logprobs", None, 0, 0, why="only the sampled token's logprob is available")
+    int_field(body, "top_logprobs", None, 0, 0, why="only the sampled token's logprob is available")
     tools = tool_schemas(body.get("tools"))
     prompt_ids = chat_prompt_ids(fmt, body.get("messages"), tools)
-    stop = {*fmt.stop_token_ids, *_stop_ids(served, body)}
-    max_tokens = _int(body, "max_completion_tokens", None, 1)
-    max_tokens = _int(body, "max_tokens", None, 1) if max_tokens is None else max_tokens
+    stop = {*fmt.stop_token_ids, *stop_ids(served, body)}
+    max_tokens = int_field(body, "max_completion_tokens", None, 1)
+    max_tokens = int_field(body, "max_tokens", None, 1) if max_tokens is None else max_tokens
     done = await _sample(served, prompt_ids, body, max_tokens, stop)
-    logprobs, with_ids = _bool(body, "logprobs", False), _bool(body, "return_token_ids", False)
+    logprobs, with_ids = bool_field(body, "logprobs", False), bool_field(body, "return_token_ids", False)
     choices = []
     for i, c in enumerate(done):
         ids = c.token_ids[:-1] if c.finish_reason == "stop" and c.token_ids and c.token_ids[-1] in stop else c.token_ids
@@ -258,14 +243,14 @@ async def chat_completions(request: web.Request) -> web.Response:
         choice = {
             "index": i,
             "message": message,
-            "logprobs": _chat_logprobs(served.tokenizer, c) if logprobs else None,
+            "logprobs": chat_logprobs(served.tokenizer, c) if logprobs else None,
             "finish_reason": "tool_calls" if message["tool_calls"] else c.finish_reason,
             "ptrain_policy_version": c.policy_version,
         }
         if with_ids:
             choice["token_ids"] = list(c.token_ids)
         choices.append(choice)
-    response = _response("chatcmpl", "chat.completion", served, done, len(prompt_ids), choices)
+    response = response_body("chatcmpl", "chat.completion", served, done, len(prompt_ids), choices)
     if with_ids:
         response["prompt_token_ids"] = prompt_ids
     return web.json_response(response)
@@ -290,10 +275,10 @@ async def _sample(
             f"max_tokens is {max_tokens}, but the prompt has {len(prompt_ids)} tokens and this model's maximum "
             f"context length is {window}, which leaves {room}; lower max_tokens or shorten the prompt"
         )
-    n = _int(body, "n", 1, 1, MAX_N)
-    seed = _int(body, "seed", None)
-    temperature = _number(body, "temperature", 1.0)
-    top_p = _number(body, "top_p", 1.0)
+    n = int_field(body, "n", 1, 1, MAX_N)
+    seed = int_field(body, "seed", None)
+    temperature = number_field(body, "temperature", 1.0)
+    top_p = number_field(body, "top_p", 1.0)
     samplings = [
         Sampling(max_tokens or room, temperature, top_p, tuple(sorted(stop)), None if seed is None else seed + i)
         for i in range(n)
@@ -304,147 +289,6 @@ async def _sample(
     except BaseExceptionGroup as group_error:
         raise group_error.exceptions[0] from None
     return [task.result() for task in tasks]
-
-
-def _response(
-    prefix: str, kind: str, served: Served, done: list[Completion], prompt_tokens: int, choices: list[dict[str, Any]]
-) -> dict[str, Any]:
-    generated = sum(len(c.token_ids) for c in done)
-    return {
-        "id": f"{prefix}-{uuid.uuid4().hex}",
-        "object": kind,
-        "created": int(time.time()),
-        "model": served.name,
-        "choices": choices,
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": generated,
-            "total_tokens": prompt_tokens + generated,
-        },
-        "ptrain_policy_version": min(c.policy_version for c in done),
-    }
-
-
-def _completion_logprobs(tokenizer: Any, c: Completion, as_ids: bool) -> dict[str, Any]:
-    pieces = _pieces(tokenizer, c.token_ids)
-    tokens = [f"token_id:{t}" for t in c.token_ids] if as_ids else pieces
-    values = [max(lp, MIN_LOGPROB) for lp in c.logprobs]
-    offsets = list(itertools.accumulate((len(p) for p in pieces[:-1]), initial=0)) if pieces else []
-    return {
-        "text_offset": offsets,
-        "token_logprobs": values,
-        "tokens": tokens,
-        "top_logprobs": [{token: value} for token, value in zip(tokens, values, strict=True)],
-    }
-
-
-def _chat_logprobs(tokenizer: Any, c: Completion) -> dict[str, Any]:
-    entries = []
-    for piece, lp in zip(_pieces(tokenizer, c.token_ids), c.logprobs, strict=True):
-        value = max(lp, MIN_LOGPROB)
-        entries.append({"token": piece, "logprob": value, "bytes": list(piece.encode()), "top_logprobs": []})
-    return {"content": entries}
-
-
-def _pieces(tokenizer: Any, ids: Sequence[int]) -> list[str]:
-    return tokenizer.batch_decode([[i] for i in ids], skip_special_tokens=False, clean_up_tokenization_spaces=False)
-
-
-def _decode(tokenizer: Any, ids: Sequence[int], skip_special: bool) -> str:
-    return tokenizer.decode(list(ids), skip_special_tokens=skip_special, clean_up_tokenization_spaces=False)
-
-
-# --- request fields ---------------------------------------------------------------------------
-
-
-async def _body(request: web.Request, served: Served) -> dict[str, Any]:
-    try:
-        body = json.loads(await request.read())
-    except (ValueError, UnicodeDecodeError) as e:
-        raise BadRequest(f"the request body is not valid JSON: {e}") from e
-    if not isinstance(body, dict):
-        raise BadRequest("the request body must be a JSON object")
-    model = body.get("model")
-    if model is not None and model not in (served.name, served.engine.model, *served.adapters):
-        raise BadRequest(
-            f"the model {model!r} does not exist; this server serves {served.name!r}", 404, "NotFoundError"
-        )
-    for name, unused in UNSUPPORTED.items():
-        if body.get(name) not in unused:
-            raise BadRequest(f"{name}={json.dumps(body[name])} is not supported by this server; leave it out")
-    return body
-
-
-def _prompt_ids(served: Served, prompt: Any, add_special_tokens: bool) -> list[int]:
-    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str | list):
-        prompt = prompt[0]  # a batch of one
-    if isinstance(prompt, str) and prompt:
-        return list(served.tokenizer(prompt, add_special_tokens=add_special_tokens).input_ids)
-    vocab = len(served.tokenizer)
-    if isinstance(prompt, list) and prompt and all(type(t) is int and 0 <= t < vocab for t in prompt):
-        return prompt
-    raise BadRequest(
-        f"`prompt` must be a non-empty string or a non-empty list of token ids in [0, {vocab}), one prompt per "
-        "request (use n for several samples of it)"
-    )
-
-
-def _int(
-    body: dict[str, Any], name: str, default: int | None, lo: int | None = None, hi: int | None = None, why: str = ""
-) -> int | None:
-    value = body.get(name)
-    if value is None:
-        return default
-    if type(value) is not int or (lo is not None and value < lo) or (hi is not None and value > hi):
-        bounds = f" from {lo}" if lo is not None else ""
-        bounds += f" to {hi}" if hi is not None else ""
-        raise BadRequest(f"`{name}` must be an integer{bounds}, got {json.dumps(value)}" + (f" ({why})" if why else ""))
-    return value
-
-
-def _number(body: dict[str, Any], name: str, default: float) -> float:
-    value = body.get(name)
-    if value is None:
-        return default
-    if type(value) not in (int, float) or not math.isfinite(value):
-        raise BadRequest(f"`{name}` must be a number, got {json.dumps(value)}")
-    return float(value)
-
-
-def _bool(body: dict[str, Any], name: str, default: bool) -> bool:
-    value = body.get(name)
-    if value is None:
-        return default
-    if type(value) is not bool:
-        raise BadRequest(f"`{name}` must be true or false, got {json.dumps(value)}")
-    return value
-
-
-def _stop_ids(served: Served, body: dict[str, Any]) -> set[int]:
-    """stop_token_ids, stop strings that are single tokens, and EOS unless ignore_eos (as vLLM does)."""
-    stop = set(_ints(body, "stop_token_ids"))
-    strings = body.get("stop") or []
-    strings = [strings] if isinstance(strings, str) else strings
-    if not isinstance(strings, list) or not all(isinstance(text, str) for text in strings):
-        raise BadRequest(f"`stop` must be a string or a list of strings, got {json.dumps(strings)}")
-    for text in strings:
-        ids = served.tokenizer(text, add_special_tokens=False).input_ids
-        if len(ids) != 1:
-            raise BadRequest(
-                f"stop string {text!r} is {len(ids)} tokens; this server stops only on single tokens",
-                kind="NotImplementedError",
-            )
-        stop.add(ids[0])
-    if not _bool(body, "ignore_eos", False) and served.tokenizer.eos_token_id is not None:
-        stop.add(served.tokenizer.eos_token_id)
-    return stop
-
-
-def _ints(body: dict[str, Any], name: str) -> list[int]:
-    value = body.get(name) or []
-    if not isinstance(value, list) or not all(type(t) is int and t >= 0 for t in value):
-        raise BadRequest(f"`{name}` must be a list of token ids, got {json.dumps(value)}")
-    return value
 
 
 # --- errors -----------------------------------------------------------------------------------
