@@ -19,11 +19,11 @@ from test_train import fill_store, small
 from ptrain.engine.base import Sampling
 from ptrain.engine.sampling import processed_logprobs, sample, top_p_filter
 from ptrain.episode import Episode, Group, StoredVerdict
+from ptrain.online.rounds import refill_tasks
 from ptrain.train.batch import collate, segments_of, select_grpo
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import LossConfig, aggregate, mismatch, per_token_loss
 from ptrain.train.loop import Trainer
-from ptrain.train.online import refill_tasks
 
 TASKS = ("text/count-lines", "files-shell/create-hello")
 

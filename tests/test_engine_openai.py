@@ -23,11 +23,11 @@ import aiohttp
 import pytest
 
 from ptrain.engine.base import Sampling
-from ptrain.engine.chat_api import assistant_message, chat_prompt_ids
 from ptrain.engine.openai import OpenAIEngine
 from ptrain.engine.openai_wire import completion_from_response
 from ptrain.errors import EngineError
 from ptrain.rollout.chat import ChatFormat
+from ptrain.serve.chat_api import assistant_message, chat_prompt_ids
 from ptrain.taskpack import Observation, ToolCall
 from ptrain.tools import BashTool, SubmitTool
 

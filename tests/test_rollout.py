@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 from transformers import AutoTokenizer
 
+from ptrain.engine.scripted import ScriptedEngine
 from ptrain.eval import Census, task_outcomes
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
+from ptrain.rollout.gold import gold_replies
 from ptrain.rollout.lockstep import Barrier
 from ptrain.rollout.loop import ELIDED, EpisodeLimits, run_episode
 from ptrain.rollout.scheduler import Rollout
 from ptrain.sandbox import PoolSet
 from ptrain.store import Store
 from ptrain.taskpack import load
-from ptrain.testing.engine import ScriptedEngine, gold_replies
 
 pytestmark = pytest.mark.podman
 TASKS = ("text/count-lines", "files-shell/create-hello")

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
+from ptrain.engine.weights import policy_payload
 from ptrain.rollout.config import RolloutConfig
-from ptrain.scale.weights import policy_payload
 from ptrain.store import Store
 from ptrain.testing import ray_cluster as ray_cluster_here
 
@@ -153,8 +153,8 @@ def test_delivered_weights_are_what_the_next_episodes_report(ray_cluster, tmp_pa
 
 def test_online_training_with_rollouts_on_the_workers(ray_cluster, tmp_path, model_path):
     """Two rounds, trainer here, the real model on a worker: every step's weights reach the worker."""
+    from ptrain.online import train_online
     from ptrain.train.config import TrainConfig
-    from ptrain.train.online import train_online
 
     cfg = TrainConfig(model=str(model_path), taskpack="terminal-coding", lora_rank=4, groups_per_step=2,
                       save_every=1, tensorboard=False, lr=1e-3)  # fmt: skip

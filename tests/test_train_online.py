@@ -10,16 +10,17 @@ from test_train import fill_store
 
 from ptrain.engine.base import Sampling
 from ptrain.engine.hf import HFEngine
+from ptrain.engine.scripted import ScriptedEngine
+from ptrain.online import train_online
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
+from ptrain.rollout.gold import gold_replies
 from ptrain.store import Store
 from ptrain.taskpack import load
-from ptrain.testing.engine import ScriptedEngine, gold_replies
 from ptrain.train.batch import select_grpo
 from ptrain.train.checkpoint import complete_checkpoints
 from ptrain.train.config import TrainConfig
 from ptrain.train.loop import Trainer
-from ptrain.train.online import train_online
 
 TASKS = ("text/count-lines", "files-shell/create-hello")
 

@@ -14,7 +14,7 @@ import torch
 
 from ptrain.engine.base import Sampling
 from ptrain.engine.hf import HFEngine
-from ptrain.scale.weights import Adapter, apply_payload, policy_payload
+from ptrain.engine.weights import Adapter, apply_payload, policy_payload
 
 TEXT = "def add(a, b):\n    return a + b\n\n\nprint(add(2, 3))  # prints 5, the sum of two and three"
 B_STD = 1e-4  # |B| after about five Adam steps at lr 2e-5 from peft's B = 0: scaling * B @ A is ~1e-5

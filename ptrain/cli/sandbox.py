@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.panel import Panel
 
 from ptrain.sandbox import Sandbox, SandboxLimits, images, runtime
-from ptrain.testing.scripted import run_scripted_episode
+from ptrain.sandbox.demo import run_scripted_episode
 
 app = typer.Typer(help="Run commands in isolated sandboxes.", no_args_is_help=True)
 console = Console()

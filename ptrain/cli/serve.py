@@ -1,7 +1,7 @@
 """`ptrain serve`: a model behind an OpenAI-compatible HTTP API, the way vLLM serves one.
 
 The in-process `hf` engine answers /v1/completions (token ids in and out, for the `openai` engine)
-and /v1/chat/completions (for agent harnesses); see ptrain/engine/serve.py. It serves until Ctrl-C
+and /v1/chat/completions (for agent harnesses); see ptrain/serve/server.py. It serves until Ctrl-C
 or SIGTERM, then finishes cleanly: the listener closes and the engine stops.
 """
 
@@ -46,7 +46,7 @@ async def _serve(
 
     from ptrain.engine.hf import HFEngine
     from ptrain.engine.models import resolve_model
-    from ptrain.engine.serve import serve as serve_engine
+    from ptrain.serve.server import serve as serve_engine
 
     path = resolve_model(model)
     with console.status(f"loading {model}"):

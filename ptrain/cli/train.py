@@ -76,7 +76,8 @@ def train(
     if online:
         import asyncio
 
-        from ptrain.train.online import online_rollout_config, train_online
+        from ptrain.online import train_online
+        from ptrain.online.rounds import online_rollout_config
 
         if not cfg.taskpack:
             raise ConfigError("--online needs --taskpack NAME (the tasks to roll out)")

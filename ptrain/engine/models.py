@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ptrain.errors import ConfigError
-from ptrain.sandbox.runtime import home
+from ptrain.paths import home
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,12 @@ import asyncio
 import dataclasses
 import time
 
+from ptrain.engine.weights import policy_payload
+from ptrain.online.rounds import end_round, round_tasks, select_round
 from ptrain.rollout.config import RolloutConfig
-from ptrain.scale.weights import policy_payload
 from ptrain.scale.workers import Fleet, RolloutReport, merge
 from ptrain.store import Store
 from ptrain.train.loop import Trainer
-from ptrain.train.online import end_round, round_tasks, select_round
 
 
 async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutConfig, rounds: int,

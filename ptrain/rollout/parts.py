@@ -39,7 +39,8 @@ def gold_engine(pack: Taskpack, cfg: RolloutConfig):
     from transformers import AutoTokenizer
 
     from ptrain.engine.models import resolve_model
-    from ptrain.testing.engine import ScriptedEngine, gold_replies
+    from ptrain.engine.scripted import ScriptedEngine
+    from ptrain.rollout.gold import gold_replies
 
     fmt = ChatFormat(AutoTokenizer.from_pretrained(resolve_model(cfg.model)), cfg.action_format)
     engine = ScriptedEngine(fmt, gold_replies(fmt, pack, pack.tasks(cfg.split)), name="gold", model="gold")

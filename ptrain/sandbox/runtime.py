@@ -21,16 +21,9 @@ import podman
 from podman.errors import NotFound
 
 from ptrain.errors import SandboxError
+from ptrain.paths import home
 
 LABEL = "ptrain"  # every container ptrain creates carries this label
-
-
-def home() -> Path:
-    """Where ptrain keeps its caches, sockets and images' build files."""
-    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ptrain"
-    path = Path(os.environ.get("PTRAIN_HOME", default))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def socket_dir(container_name: str) -> Path:

@@ -139,7 +139,7 @@ class RolloutWorker:
 
         The `hf` engine applies the payload (LoRA merged in float32 and unmerged below it, or all weights);
         the `openai` engine has its server load the saved adapter at `adapter_dir` (vLLM's load_lora_adapter)."""
-        from ptrain.scale.weights import apply_payload
+        from ptrain.engine.weights import apply_payload
 
         await self.open()
         engine = self.parts[2]

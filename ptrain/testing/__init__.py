@@ -1,1 +1,1 @@
-"""Test doubles that ship with ptrain: scripted episodes and policies for tests and demos."""
+"""Test fixtures that ship with ptrain for its tests and benchmarks (a local Ray cluster); no product code imports them."""

@@ -19,8 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ptrain import paths
 from ptrain.errors import ConfigError
-from ptrain.sandbox import runtime
 
 PACKAGE = Path(__file__).parent
 PYTHON_VERSION = "3.11"  # Debian bookworm's python3, the base image's
@@ -80,7 +80,7 @@ def sync_file(src: Path, dest: Path) -> None:
 
 def prepare_context(root: Path | None = None) -> Path:
     """The build context, made or brought up to date: files copied, wheels fetched if missing."""
-    root = root or runtime.home() / "images" / "cad"
+    root = root or paths.home() / "images" / "cad"
     root.mkdir(parents=True, exist_ok=True)
     for name in ("Containerfile", "requirements.txt"):
         sync_file(PACKAGE / "image" / name, root / name)

@@ -30,7 +30,7 @@ from pathlib import Path
 import fpdf
 import pypdf
 
-from ptrain.sandbox.runtime import home
+from ptrain.paths import home
 from ptrain_financial_docs.htmldoc import read_html, render_html
 from ptrain_financial_docs.image import fdocs
 from ptrain_financial_docs.pdfdoc import read_pdf, render_pdf

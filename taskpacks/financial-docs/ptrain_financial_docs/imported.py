@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ptrain.errors import ConfigError
-from ptrain.sandbox.runtime import home
+from ptrain.paths import home
 from ptrain.taskpack import Task
 from ptrain_financial_docs.corpus import FILINGS, catalog_markdown
 from ptrain_financial_docs.htmldoc import table_text

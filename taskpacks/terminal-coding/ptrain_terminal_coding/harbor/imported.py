@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ptrain.sandbox import runtime
+from ptrain import paths
 
 META = "ptrain-import.json"
 VERIFY_ROOT = "/tmp/ptrain-verify"  # converted tests use this; verification swaps in a random name
@@ -37,4 +37,4 @@ class ImportResult:
 
 
 def import_dir() -> Path:
-    return Path(os.environ.get("PTRAIN_IMPORT_DIR") or runtime.home() / "imported" / "terminal-coding")
+    return Path(os.environ.get("PTRAIN_IMPORT_DIR") or paths.home() / "imported" / "terminal-coding")

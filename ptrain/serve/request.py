@@ -1,4 +1,4 @@
-"""What a request to `ptrain serve` asks for: its body checked, its prompt and fields read (ptrain/engine/serve.py).
+"""What a request to `ptrain serve` asks for: its body checked, its prompt and fields read (ptrain/serve/server.py).
 
 Apart from the server because it is the part that says no: every field is checked for its type and
 range, and a feature the server cannot honour is refused with a `BadRequest` that names it, never
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from ptrain.engine.chat_api import BadRequest
+from ptrain.serve.chat_api import BadRequest
 
 if TYPE_CHECKING:
-    from ptrain.engine.serve import Served
+    from ptrain.serve.server import Served
 
 UNSUPPORTED = {  # request fields this server cannot honour, and the values that mean "not used"
     "stream": (None, False),

@@ -41,11 +41,11 @@ from typing import Any
 from aiohttp import web
 
 from ptrain.engine.base import Completion, Engine, Sampling
-from ptrain.engine.chat_api import BadRequest, assistant_message, chat_prompt_ids, tool_schemas
-from ptrain.engine.serve_request import bool_field, int_field, number_field, prompt_token_ids, read_body, stop_ids
-from ptrain.engine.serve_response import chat_logprobs, completion_logprobs, decode_text, response_body
 from ptrain.errors import ConfigError, EngineError
 from ptrain.rollout.chat import ChatFormat
+from ptrain.serve.chat_api import BadRequest, assistant_message, chat_prompt_ids, tool_schemas
+from ptrain.serve.request import bool_field, int_field, number_field, prompt_token_ids, read_body, stop_ids
+from ptrain.serve.response import chat_logprobs, completion_logprobs, decode_text, response_body
 
 log = logging.getLogger("ptrain.serve")
 

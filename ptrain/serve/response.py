@@ -1,4 +1,4 @@
-"""What `ptrain serve` answers: OpenAI response bodies and their logprobs (ptrain/engine/serve.py).
+"""What `ptrain serve` answers: OpenAI response bodies and their logprobs (ptrain/serve/server.py).
 
 Apart from the server because it is pure: completions in, JSON-ready dicts out. Logprobs are the
 sampled token's only, clamped to `MIN_LOGPROB` (JSON has no -inf), in the completions layout
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ptrain.engine.base import Completion
 
 if TYPE_CHECKING:
-    from ptrain.engine.serve import Served
+    from ptrain.serve.server import Served
 
 MIN_LOGPROB = -9999.0  # JSON has no -inf; vLLM clamps the same way
 

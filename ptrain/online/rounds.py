@@ -1,0 +1,87 @@
+"""What a round of online training is, whether it runs here or on Ray.
+
+Which tasks round r takes (`round_tasks`, and dynamic sampling's `refill_tasks`), which stored
+groups it trains on and its summary (`select_round`), and its end: counted, checkpointed when due
+and appended to RUN/metrics/online.jsonl (`end_round`). Pure bookkeeping over the store and the
+trainer: no engine, no sandbox, no Ray.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from pathlib import Path
+
+from ptrain.rollout.config import RolloutConfig
+from ptrain.store import Store
+from ptrain.train.batch import select_grpo
+from ptrain.train.config import TrainConfig
+from ptrain.train.loop import Trainer, TrainError
+from ptrain.verify import select_tasks
+
+log = logging.getLogger("ptrain.train")
+
+
+def select_round(trainer: Trainer, store: Store, pack, ids: tuple[str, ...], oldest: int, report, rollout_s: float):
+    """The round's stored groups from `oldest` to the trainer's version, GRPO's selection of them, and the
+    round's summary so far; says so when no group has signal (no step this round)."""
+    r, version = trainer.round, trainer.policy_version
+    groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
+                               max_policy_version=version))  # fmt: skip
+    selection = select_grpo(groups, trainer.cfg.advantage, oldest, trainer.cfg.mask_truncated)
+    summary = {"round": r + 1, "policy_version": version, "tasks": len(ids), "episodes": selection.episodes,
+               "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
+               "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
+               "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False}  # fmt: skip
+    if not selection.groups:
+        log.warning("round %d: no group has signal (%s); no training step this round", r + 1,
+                    ", ".join(f"{n} {why}" for why, n in selection.dropped.items()) or "no groups")  # fmt: skip
+    return len(groups), selection, summary
+
+
+def round_tasks(k: int, r: int, order: list[str]) -> tuple[str, ...]:
+    """The tasks of round `r`: the next `k` (groups per step) of the shuffled pool."""
+    return tuple(dict.fromkeys(order[(r * k + i) % len(order)] for i in range(k)))
+
+
+def refill_tasks(n: int, r: int, j: int, order: list[str], taken: tuple[str, ...], seed: int) -> tuple[str, ...]:
+    """Dynamic sampling's refill j of round r: `n` tasks of the pool not yet in the round, drawn by (seed, r, j)."""
+    left = sorted(set(order) - set(taken))
+    return tuple(random.Random(f"{seed}:{r}:{j}").sample(left, min(n, len(left))))
+
+
+def task_order(pack, rollout: RolloutConfig) -> list[str]:
+    """The online run's task pool, shuffled once by the seed: rounds walk through it in this order."""
+    pool = select_tasks(pack, [rollout.split], rollout.task_ids, rollout.tasks, rollout.seed,
+                        rollout.categories, rollout.difficulties)  # fmt: skip
+    if not pool:
+        raise TrainError(f"no {rollout.split} tasks in {pack.name} match {rollout.categories or ''} "
+                         f"{rollout.difficulties or ''}", fix="check --taskpack, --split and the task filters")  # fmt: skip
+    order = sorted(task.id for task in pool)
+    random.Random(rollout.seed).shuffle(order)
+    return order
+
+
+def end_round(trainer: Trainer, summary: dict, groups: int) -> dict:
+    """Count the round, checkpoint when due, and append its summary to metrics/online.jsonl."""
+    trainer.round += 1
+    if trainer.round % trainer.cfg.save_every == 0 or trainer.round == trainer.total_steps:
+        trainer.save()
+    if trainer.rank == 0:
+        (trainer.run / "metrics").mkdir(parents=True, exist_ok=True)
+        with (trainer.run / "metrics" / "online.jsonl").open("a") as f:
+            f.write(json.dumps({**summary, "time": time.time()}) + "\n")
+    log.info("round %d: reward %s, pass %.2f, %d/%d groups with signal%s", summary["round"],
+             "-" if summary["reward_mean"] is None else f"{summary['reward_mean']:.3f}", summary["pass_rate"],
+             summary["groups_with_signal"], groups, f", loss {summary['loss']:.4f}" if summary["stepped"] else "")  # fmt: skip
+    return summary
+
+
+def online_rollout_config(cfg: TrainConfig, path: Path | None = None, **overrides) -> RolloutConfig:
+    """The rollout half of an online run: the train config's taskpack, split and model, then the file and flags."""
+    from ptrain.rollout.config import load_config
+
+    base = {"taskpack": cfg.taskpack or None, "split": cfg.split, "model": cfg.model}
+    return load_config(path, **{**base, **{k: v for k, v in overrides.items() if v is not None}})
