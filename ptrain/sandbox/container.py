@@ -3,7 +3,7 @@
 The container has no network, memory/pids/CPU limits, a read-only root filesystem, a size-limited
 tmpfs workspace and ptrain's label. Its exec agent runs as root with four capabilities (setuid,
 setgid, kill, chown) and runs every command as the non-root sandbox user, which can reach neither
-the agent's process nor its socket (see agent.py). The host trusts no reply frame further than the
+the agent's process nor its socket (see agent/). The host trusts no reply frame further than the
 request allows: a header over 64 KiB or a body over the request's own cap breaks the sandbox. Commands go to the agent's
 persistent shell over a unix socket in a bind-mounted directory (`SocketTransport`), or, for
 remote podman hosts where no host directory can be mounted, through `podman exec` of the agent in
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ptrain.errors import ConfigError, SandboxError, ToolError, WorkspaceError
 from ptrain.sandbox import agent
-from ptrain.sandbox.images import AGENT_PATH
+from ptrain.sandbox.images import AGENT_COMMAND
 from ptrain.sandbox.runtime import LABEL, client, default_url, owner_label, socket_dir
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
@@ -122,7 +122,7 @@ class SocketTransport:
 
 
 class ExecTransport:
-    """Each request is one `podman exec python3 agent.py --call <request>` (remote hosts)."""
+    """Each request is one `podman exec <AGENT_COMMAND> --call <request>` (remote hosts)."""
 
     def __init__(self, container):
         self.container = container
@@ -141,7 +141,7 @@ class ExecTransport:
     async def call(self, header: dict, payload: bytes, max_reply_bytes: int) -> tuple[dict, bytes]:
         request = base64.b64encode(agent.encode(header, payload)).decode()
         try:
-            code, out = await in_thread(self.container.exec_run, ["python3", AGENT_PATH, "--call", request], demux=True)
+            code, out = await in_thread(self.container.exec_run, [*AGENT_COMMAND, "--call", request], demux=True)
         except Exception as e:  # the container is gone or podman failed
             raise SandboxError(f"podman exec failed: {e}") from e
         stdout, stderr = out if isinstance(out, tuple) else (out, b"")
@@ -214,7 +214,7 @@ class Sandbox:
                 podman.containers.create,
                 image,
                 name=name,
-                command=["python3", AGENT_PATH],
+                command=AGENT_COMMAND,
                 labels=all_labels,
                 network_mode="none",
                 mem_limit=f"{limits.memory_mb}m",

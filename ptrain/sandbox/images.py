@@ -20,7 +20,16 @@ from ptrain.errors import ConfigError, SandboxError
 from ptrain.sandbox import agent
 from ptrain.sandbox.runtime import podman_cli
 
-AGENT_PATH = "/opt/ptrain/agent.py"
+AGENT_HOME = "/opt/ptrain"
+AGENT_DIR = f"{AGENT_HOME}/agent"  # the exec agent's package (ptrain/sandbox/agent/) in every image
+# The container's command (`--call <request>` appended for the podman-exec fallback): the agent's
+# main() with AGENT_HOME first on sys.path, and without the '' that `-c` puts there: the current
+# directory is the workspace, which the sandbox user can write, so nothing in it may shadow a module.
+AGENT_COMMAND = [
+    "python3",
+    "-c",
+    f"import sys; sys.path[:] = [{AGENT_HOME!r}] + [p for p in sys.path if p]; from agent.server import main; main()",
+]
 BASE_NAME = "localhost/ptrain-base"
 SUITE = "bookworm"
 BASE_PACKAGES = ("python3", "bash", "coreutils", "procps", "ca-certificates", "findutils", "grep", "sed", "tar")
@@ -44,8 +53,13 @@ def host_apt_sources() -> str:
     raise SandboxError("no apt sources found on this host", fix="mmdebstrap needs /etc/apt/sources.list(.d)")
 
 
+def agent_files() -> list[Path]:
+    """The exec agent's source files: every module of its package (no caches), in a stable order."""
+    return sorted(Path(agent.__file__).parent.glob("*.py"))
+
+
 def base_recipe() -> bytes:
-    agent_source = Path(agent.__file__).read_bytes()
+    agent_source = b"\0\0".join(path.name.encode() + b"\0" + path.read_bytes() for path in agent_files())
     return f"{SUITE} {' '.join(BASE_PACKAGES)}\n".encode() + host_apt_sources().encode() + agent_source
 
 
@@ -85,13 +99,15 @@ def build_base(url: str | None = None, force: bool = False) -> str:
         return image
     with tempfile.TemporaryDirectory(prefix="ptrain-base-") as tmp:
         rootfs = Path(tmp) / "rootfs.tar"
-        agent_file = Path(tmp) / "agent.py"
-        agent_file.write_bytes(Path(agent.__file__).read_bytes())
+        agent_dir = Path(tmp) / "agent"
+        agent_dir.mkdir()
+        for path in agent_files():
+            (agent_dir / path.name).write_bytes(path.read_bytes())
         hooks = [
             'chroot "$1" useradd --create-home --uid 1000 --shell /bin/bash agent',
-            'mkdir -p "$1/workspace" "$1/run/ptrain" "$1/opt/ptrain"',
+            f'mkdir -p "$1/workspace" "$1/run/ptrain" "$1{AGENT_HOME}"',
             'chown 1000:1000 "$1/workspace"',
-            f'cp {agent_file} "$1{AGENT_PATH}"',
+            f'cp -r {agent_dir} "$1{AGENT_DIR}"',
         ]
         cmd = ["mmdebstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}"]
         cmd += [f"--customize-hook={hook}" for hook in hooks]
@@ -100,7 +116,7 @@ def build_base(url: str | None = None, force: bool = False) -> str:
         if done.returncode != 0:
             raise SandboxError(f"mmdebstrap failed: {done.stderr.strip()[-3000:]}", fix="apt-get install mmdebstrap")
         changes = [
-            f'CMD ["python3", "{AGENT_PATH}"]',
+            f"CMD {json.dumps(AGENT_COMMAND)}",
             "USER 1000:1000",
             "WORKDIR /workspace",
             "ENV HOME=/home/agent",
