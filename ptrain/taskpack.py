@@ -18,6 +18,7 @@ import hashlib
 import inspect
 import io
 import tarfile
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -202,3 +203,24 @@ def check_task(task: Task) -> list[str]:
         if path.startswith("/") or ".." in path.split("/"):
             problems.append(f"file path {path!r} must be relative and stay in the workspace")
     return problems
+
+
+def require_tasks(pack: Taskpack, split: str, categories: Iterable[str] = (), difficulties: Iterable[str] = ()) -> None:
+    """A split and filters that select no task are an error naming the categories and difficulties there are."""
+    categories, difficulties = set(categories), set(difficulties)
+    tasks = list(pack.tasks(split))
+    chosen = [t for t in tasks if (not categories or t.category in categories)
+              and (not difficulties or t.difficulty in difficulties)]  # fmt: skip
+    if chosen:
+        return
+    if not tasks:
+        splits = ", ".join(f"{s} ({n})" for s in SPLITS if s != split and (n := sum(1 for _ in pack.tasks(s))))
+        raise ConfigError(f"{pack.name} has no {split} tasks", fix=f"splits with tasks: {splits or 'none'}")
+    wanted = " and ".join(f"{what} {', '.join(sorted(names))}"
+                          for what, names in (("category", categories), ("difficulty", difficulties)) if names)  # fmt: skip
+    listed = lambda values: ", ".join(f"{k} ({n})" for k, n in sorted(Counter(values).items()))  # noqa: E731
+    raise ConfigError(
+        f"no {split} task of {pack.name} has {wanted}: its {split} categories are "
+        f"{listed(t.category for t in tasks)}; its difficulties are {listed(t.difficulty for t in tasks)}",
+        fix="pick from those with --category and --difficulty (comma-separated), or leave them out",
+    )

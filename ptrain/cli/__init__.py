@@ -2,7 +2,8 @@
 
 `main` is the console script. It catches `PtrainError` in one place and prints it without a
 traceback (the message says what was wrong and what to do); anything else is a bug and keeps
-its traceback.
+its traceback. Libraries' warnings go to `$PTRAIN_HOME/logs/warnings.log`, not the terminal
+(ptrain/cli/output.py).
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ptrain.cli import doctor, images, models, rollout, sandbox, taskpacks, verify
+from ptrain.cli import doctor, images, models, output, rollout, sandbox, taskpacks, verify
 from ptrain.cli import eval as eval_cli
 from ptrain.cli import report as report_cli
 from ptrain.cli import serve as serve_cli
 from ptrain.cli import store as store_cli
 from ptrain.cli import train as train_cli
 from ptrain.errors import PtrainError
+from ptrain.paths import home
 
 app = typer.Typer(
     name="ptrain",
@@ -45,6 +47,7 @@ err = Console(stderr=True)
 
 
 def main() -> None:
+    output.log_library_warnings(home() / "logs" / "warnings.log")
     try:
         app()
     except PtrainError as e:

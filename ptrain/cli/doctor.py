@@ -6,23 +6,24 @@ label `ptrain.owner=<host>:<pid>`, and one whose owner process is gone is a left
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 import shutil
 import subprocess
-from dataclasses import dataclass
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from ptrain import taskpack
+from ptrain.cli import output
 from ptrain.engine import models
 from ptrain.sandbox import images, runtime
 
 console = Console()
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Check:
     name: str
     ok: bool
@@ -90,19 +91,27 @@ def checks() -> list[Check]:
     return rows
 
 
-def doctor(clean: bool = typer.Option(False, "--clean", help="Remove ptrain containers left by crashed runs.")) -> None:
+def doctor(
+    clean: bool = typer.Option(False, "--clean", help="Remove ptrain containers left by crashed runs."),
+    as_json: bool = output.JSON_OPTION,
+) -> None:
     """Check podman, runc, ptrain's containers.conf, the API service, images and the model cache."""
+    removed: list[str] = []
     if clean:
         url = runtime.ensure_service()
         removed = runtime.remove_leftovers(url)
-        console.print(f"removed {len(removed)} leftover container(s)" + (f": {', '.join(removed)}" if removed else ""))
+        if not as_json:
+            console.print(
+                f"removed {len(removed)} leftover container(s)" + (f": {', '.join(removed)}" if removed else "")
+            )
     rows = checks()
-    table = Table(title="ptrain doctor")
-    for col in ("", "check", "status", "fix"):
-        table.add_column(col)
-    for row in rows:
-        mark = "[green]✓[/]" if row.ok else "[red]✗[/]"
-        table.add_row(mark, row.name, row.detail, "" if row.ok else row.fix)
-    console.print(table)
-    if not all(row.ok for row in rows):
+    ok = all(row.ok for row in rows)
+    if as_json:
+        output.print_json({"ok": ok, "checks": [dataclasses.asdict(row) for row in rows], "removed": removed})
+    else:
+        mark = lambda ok: Text("✓", "green") if ok else Text("✗", "red")  # noqa: E731
+        output.print_rows([{**dataclasses.asdict(row), "fix": "" if row.ok else row.fix} for row in rows],
+                          ("ok", "name", "detail", "fix"), title="ptrain doctor",
+                          headers={"ok": "", "name": "check", "detail": "status"}, cells={"ok": mark})  # fmt: skip
+    if not ok:
         raise typer.Exit(1)

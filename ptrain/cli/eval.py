@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ptrain.cli import output
 from ptrain.errors import ConfigError
 from ptrain.eval import Census, compare, summarize, task_outcomes
 from ptrain.rollout.config import load_config
@@ -65,7 +66,7 @@ def eval_command(
         if as_json:
             print(json.dumps(result, indent=1))
         else:
-            console.print(compare_table(result, *other))
+            output.console().print(compare_table(result, *other))
         return
     if other:
         raise ConfigError(f"unexpected arguments {' '.join(map(str, other))}", fix="ptrain eval RUN [OPTIONS]")
@@ -94,7 +95,7 @@ def eval_command(
         print(json.dumps(result, indent=1))
         return
     for table in summary_tables(result, Path(run)):
-        console.print(table)
+        output.console().print(table)
 
 
 def evaluation(run: Path, taskpack: str | None = None, split: str | None = None) -> dict[str, Any]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from ptrain import taskpack
+from ptrain.cli import output
 from ptrain.sandbox import images, runtime
 
 app = typer.Typer(help="Build and list container images.", no_args_is_help=True)
@@ -33,7 +33,7 @@ def build(
 
 
 @app.command("ls")
-def ls(url: str | None = typer.Option(None, help="Podman service URL.")) -> None:
+def ls(url: str | None = typer.Option(None, help="Podman service URL."), as_json: bool = output.JSON_OPTION) -> None:
     """List ptrain's images, marking the ones the installed code would use."""
     url = runtime.ensure_service(url)
     current = {images.base_image()}
@@ -42,11 +42,7 @@ def ls(url: str | None = typer.Option(None, help="Podman service URL.")) -> None
             current.add(images.taskpack_image(taskpack.load(name).image))
         except Exception:  # a broken taskpack shows up in `ptrain doctor`
             pass
-    table = Table(title="ptrain images")
-    for col in ("image", "kind", "size", "created", "current"):
-        table.add_column(col)
-    for row in images.list_images(url):
-        table.add_row(
-            row["name"], row["kind"], f"{row['size_mb']:.0f} MB", row["created"], "✓" if row["name"] in current else ""
-        )
-    console.print(table)
+    rows = [{"image": row["name"], "kind": row["kind"], "size_mb": row["size_mb"], "created": row["created"],
+             "current": row["name"] in current} for row in images.list_images(url)]  # fmt: skip
+    output.print_rows(rows, ("image", "kind", "size_mb", "created", "current"), as_json, title="ptrain images",
+                      headers={"size_mb": "size"}, cells={"size_mb": lambda mb: f"{mb:.0f} MB"}, right=("size_mb",))  # fmt: skip

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
+from ptrain.cli import output
 from ptrain.engine import models
 
 app = typer.Typer(help="Packaged models and their converted checkpoints.", no_args_is_help=True)
@@ -13,14 +13,11 @@ console = Console()
 
 
 @app.command("ls")
-def ls() -> None:
+def ls(as_json: bool = output.JSON_OPTION) -> None:
     """Packaged models, where their checkpoint is cached, and whether it is ready."""
-    table = Table(title="models")
-    for col in ("name", "package file", "checkpoint", "ready"):
-        table.add_column(col)
-    for name, packaged in models.PACKAGED.items():
-        table.add_row(name, packaged.gguf_file, str(models.cache_dir(name)), "✓" if models.is_prepared(name) else "")
-    console.print(table)
+    rows = [{"name": name, "package_file": packaged.gguf_file, "checkpoint": str(models.cache_dir(name)),
+             "ready": models.is_prepared(name)} for name, packaged in models.PACKAGED.items()]  # fmt: skip
+    output.print_rows(rows, ("name", "package_file", "checkpoint", "ready"), as_json, title="models")
 
 
 @app.command()

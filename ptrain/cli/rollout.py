@@ -25,6 +25,7 @@ from ptrain.rollout.scheduler import Rollout
 from ptrain.sandbox import runtime
 from ptrain.store import Store
 from ptrain.taskpack import load as load_taskpack
+from ptrain.taskpack import require_tasks
 
 console = Console()
 
@@ -89,8 +90,9 @@ async def run_rollout(run: Path, cfg: RolloutConfig, live: bool = True):
     """Build the parts (store, taskpack, engine, pools), run the scheduler, keep the metrics file.
 
     With `cfg.ray` the parts live in Ray workers (ptrain/scale/workers.py) and this process hands out groups."""
-    store = Store(run, create=True)
     pack = load_taskpack(cfg.taskpack)
+    require_tasks(pack, cfg.split, cfg.categories, cfg.difficulties)
+    store = Store(run, create=True)
     cfg = dataclasses.replace(cfg, action_format=resolve_action_format(cfg.action_format, pack.tools()))
     metrics = MetricsFile(store.path, "rollout")
     metrics.write("config", dataclasses.asdict(cfg))

@@ -24,6 +24,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ptrain.cli import output
 from ptrain.episode import EPISODE_SCHEMA, STATUSES, Episode, StoredVerdict, episodes_table
 from ptrain.store import Store, write_atomic
 
@@ -62,10 +63,10 @@ def _middle(text: str, max_chars: int, max_lines: int = 40) -> Text:
 
 
 @app.command("ls")
-def ls(run: Path = typer.Argument(..., help="The run directory.")) -> None:
+def ls(run: Path = typer.Argument(..., help="The run directory."), as_json: bool = output.JSON_OPTION) -> None:
     """Count episodes by taskpack, split and status, with the reward of those verified."""
     summary = Store(run).summary()
-    if not summary.num_rows:
+    if not summary.num_rows and not as_json:
         console.print(f"{run}: no episodes yet")
         return
     rows: dict[tuple[str, str], Counter] = {}
@@ -76,16 +77,18 @@ def ls(run: Path = typer.Argument(..., help="The run directory.")) -> None:
         rows.setdefault((taskpack, split), Counter())[status] += 1
         if reward is not None:
             rewards.setdefault((taskpack, split), []).append((reward, passed))
-    table = Table(title=f"{run} · {summary.num_rows} episodes")
-    for name in ("taskpack", "split", "episodes", *STATUSES, "verified", "mean reward", "pass rate"):
-        table.add_column(name, justify="left" if name in ("taskpack", "split") else "right")
+    listed = []
     for (taskpack, split), counts in sorted(rows.items()):
         scored = rewards.get((taskpack, split), [])
-        mean = f"{np.mean([r for r, _ in scored]):.3f}" if scored else "-"
-        rate = f"{np.mean([p for _, p in scored]):.1%}" if scored else "-"
-        table.add_row(taskpack, split, str(counts.total()), *(str(counts[s]) for s in STATUSES),
-                      str(len(scored)), mean, rate)  # fmt: skip
-    console.print(table)
+        listed.append({"taskpack": taskpack, "split": split, "episodes": counts.total(),
+                       **{s: counts[s] for s in STATUSES}, "verified": len(scored),
+                       "mean_reward": float(np.mean([r for r, _ in scored])) if scored else None,
+                       "pass_rate": float(np.mean([p for _, p in scored])) if scored else None})  # fmt: skip
+    columns = ("taskpack", "split", "episodes", *STATUSES, "verified", "mean_reward", "pass_rate")
+    output.print_rows(listed, columns, as_json, title=f"{run} · {summary.num_rows} episodes",
+                      cells={"mean_reward": lambda v: "-" if v is None else f"{v:.3f}",
+                             "pass_rate": lambda v: "-" if v is None else f"{v:.1%}"},
+                      right=set(columns) - {"taskpack", "split"})  # fmt: skip
 
 
 def _mask_runs(episode: Episode) -> Text:

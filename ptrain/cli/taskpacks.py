@@ -12,8 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from ptrain import taskpack as tp
+from ptrain.cli import output
 from ptrain.sandbox import PoolSet, images, runtime
 from ptrain.scaffold import scaffold
 from ptrain.verify import CheckResult, check_taskpack, probes_of, select_tasks
@@ -27,26 +29,22 @@ def counts(pack: tp.Taskpack) -> dict[str, int]:
 
 
 @app.command("list")
-def list_() -> None:
+def list_(as_json: bool = output.JSON_OPTION) -> None:
     """Installed taskpacks with their task counts per split."""
-    table = Table(title="taskpacks")
-    for col in ("name", "version", "package", *tp.SPLITS, "image"):
-        table.add_column(col)
+    rows = []
     for name, ep in sorted(tp.installed().items()):
+        row = {"name": name, "version": None, "package": ep.dist.name if ep.dist else None,
+               **dict.fromkeys(tp.SPLITS), "image": None, "error": None}  # fmt: skip
         try:
             pack = tp.load(name)
         except tp.ConfigError as e:
-            table.add_row(name, "", ep.dist.name if ep.dist else "", "", "", "", f"[red]broken: {e}[/]")
+            rows.append({**row, "error": str(e)})
             continue
-        n = counts(pack)
-        table.add_row(
-            pack.name,
-            pack.version,
-            ep.dist.name if ep.dist else "",
-            *(str(n[s]) for s in tp.SPLITS),
-            images.taskpack_image(pack.image),
-        )
-    console.print(table)
+        rows.append({**row, "name": pack.name, "version": pack.version, **counts(pack),
+                     "image": images.taskpack_image(pack.image)})  # fmt: skip
+    shown = [{**row, "image": Text(f"broken: {row['error']}", "red")} if row["error"] else row for row in rows]
+    output.print_rows(rows if as_json else shown, ("name", "version", "package", *tp.SPLITS, "image"), as_json,
+                      title="taskpacks", right=tp.SPLITS)  # fmt: skip
 
 
 @app.command()
