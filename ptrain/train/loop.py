@@ -8,6 +8,9 @@ share of them:
     deal whole groups to ranks -> micro-batches -> logprobs of model tokens (each episode's own
     temperature and top-p) -> loss -> backward -> all-reduce the gradients (sum) -> clip -> AdamW
 
+An update, the extra forward passes (proximal policy, KL reference) and the step's metrics row are
+in ptrain/train/step.py; this file is the order of things: plan, step, log, checkpoint, resume.
+
 The first update's logprobs, on the weights the step started with, are compared with the stored
 behaviour logprobs and logged (mismatch, k3, max, entropy); tokens sampled by this very policy
 version must agree to rounding, and a step where they do not warns of a contract bug.
@@ -31,21 +34,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
-from ptrain.errors import PtrainError
 from ptrain.store import Store
-from ptrain.train.batch import (
-    Selection,
-    Sequence,
-    collate,
-    deal,
-    micro_batches,
-    select_grpo,
-    select_sft,
-    shared_prefix,
-)
+from ptrain.train.batch import Selection, Sequence, select_grpo, select_sft
 from ptrain.train.checkpoint import (
     read_latest,
     read_trainer_state,
@@ -54,14 +46,10 @@ from ptrain.train.checkpoint import (
     write_checkpoint,
 )
 from ptrain.train.config import TrainConfig
-from ptrain.train.grpo import aggregate, mismatch, per_token_loss
-from ptrain.train.model import load_policy, masked_logprobs, rows_of, swapped, trainable_parameters
+from ptrain.train.model import load_policy, trainable_parameters
+from ptrain.train.step import TrainError, all_reduce, metrics_row, proximal_logprobs, update
 
 log = logging.getLogger("ptrain.train")
-
-
-class TrainError(PtrainError):
-    pass
 
 
 def select_from_store(store: Store, cfg: TrainConfig, policy_version: int = 0) -> dict[str, Selection]:
@@ -185,173 +173,24 @@ class Trainer:
         started = time.monotonic()
         count = min(self.cfg.updates_per_step, max(len(groups), 1))
         updates = [groups[u::count] for u in range(count)]
-        proximal = self._proximal(updates) if self.cfg.old_policy == "decoupled" else None
+        proximal = proximal_logprobs(self, updates) if self.cfg.old_policy == "decoupled" else None
         self.model.train()
         sums: Counter = Counter()
         peaks: Counter = Counter()
         lr = self.optimizer.param_groups[0]["lr"]
         for u, part in enumerate(updates):
-            sums["grad_norm"] += self._update(part, proximal, sums, peaks, measure=u == 0)
+            sums["grad_norm"] += update(self, part, proximal, sums, peaks, measure=u == 0)
         self.step_no += 1
         keys = sorted(sums)
-        reduced = dict(zip(keys, self._sum([sums[k] for k in keys]), strict=True))
+        reduced = dict(zip(keys, all_reduce([sums[k] for k in keys], self.acc.device, self.world), strict=True))
         reduced["grad_norm"] /= count * self.world  # each rank added the same global norm, once per update
         peak_keys = sorted(peaks)
-        reduced |= {f"{k}_max": v for k, v in zip(peak_keys, self._max([peaks[k] for k in peak_keys]), strict=True)}
+        maxed = all_reduce([peaks[k] for k in peak_keys], self.acc.device, self.world, op="max")
+        reduced |= {f"{k}_max": v for k, v in zip(peak_keys, maxed, strict=True)}
         reduced["groups"] = len(groups)
-        row = self._row(reduced, selections, count, lr, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        row = metrics_row(self.cfg, self.step_no, self.policy_version, reduced, selections, count, lr, seconds)
         self._log(row)
-        return row
-
-    def _update(self, groups: list[list[Sequence]], proximal: dict | None, sums: Counter, peaks: Counter,
-                measure: bool) -> float:  # fmt: skip
-        """One optimizer update on `groups` (dealt over ranks); adds its statistics to `sums`; the grad norm."""
-        cfg, acc = self.cfg, self.acc
-        mine = [s for g in deal(groups, self.world)[self.rank] for s in g]
-        local = [sum(s.model_tokens for s in mine), len(mine), len({s.episode_id for s in mine})]
-        for name, value in zip(("model_tokens", "sequences", "episodes"), local, strict=True):
-            sums[name] += value  # summed over ranks with the rest: groups, hence episodes, are whole on a rank
-        totals = self._sum([local[0], local[2]])
-        total_tokens, total_episodes = float(totals[0]), float(totals[1])
-        if total_tokens == 0:
-            log.warning("train step %d: no model tokens in the batch; nothing to learn from", self.step_no + 1)
-        share = cfg.share_prefix and not cfg.gradient_checkpointing  # checkpointing keeps no key/value cache
-        for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
-            t = collate(batch, self.pad_id, acc.device)
-            prefix = shared_prefix(batch) if share else 0
-            # the reference first: under --init it swaps weights in place, which must not touch the graph below
-            ref = self._reference_logprobs(t, prefix) if cfg.kl_beta > 0 and cfg.algo == "grpo" else None
-            with acc.autocast():
-                logprobs, entropy = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix,
-                                                    t.temperature, t.top_p, with_entropy=True)  # fmt: skip
-            if cfg.algo == "sft":
-                loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
-                stats = {}
-            else:
-                prox = rows_of(batch, proximal, t.logprobs) if proximal is not None else None
-                per_token, stats = per_token_loss(logprobs, t.logprobs, t.advantages, t.mask, cfg.loss, ref, prox)
-                loss = aggregate(per_token, t.mask, cfg.loss, total_tokens, total_episodes, t.episode_tokens)
-            loss.backward()
-            sums["loss"] += float(loss.detach())
-            sums["padded_tokens"] += t.input_ids.numel()
-            sums["computed_tokens"] += t.input_ids.numel() - (len(batch) - 1) * prefix
-            sums["real_tokens"] += float(t.attention_mask.sum())
-            for name, value in stats.items():
-                sums[name] += float((value * t.mask).sum())
-            if measure:
-                self._measure(logprobs, entropy, t, sums, peaks)
-        self._all_reduce_gradients()
-        grad_norm = float(torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm))
-        self.optimizer.step()
-        if self.scheduler:
-            self.scheduler.step()
-        self.optimizer.zero_grad(set_to_none=True)
-        return grad_norm
-
-    def _measure(self, logprobs: torch.Tensor, entropy: torch.Tensor, t, sums: Counter, peaks: Counter) -> None:
-        """The step's mismatch and entropy statistics from logprobs of the weights the step started with."""
-        mask = t.mask.bool()
-        m = mismatch(logprobs, t.logprobs, t.mask)
-        on_policy = mask & (t.versions == self.policy_version)[:, None]
-        sums["measured_tokens"] += float(mask.sum())
-        sums["mismatch"] += float(m["abs_log_ratio"].sum())
-        sums["log_ratio"] += float(m["log_ratio"].sum())
-        sums["k3"] += float(m["k3"].sum())
-        sums["entropy"] += float((entropy * t.mask).sum())
-        sums["on_policy_tokens"] += float(on_policy.sum())
-        sums["on_policy_mismatch"] += float(m["abs_log_ratio"][on_policy].sum())
-        if mask.any():
-            peaks["abs_log_ratio"] = max(peaks["abs_log_ratio"], float(m["abs_log_ratio"][mask].max()))
-
-    def _proximal(self, updates: list[list[list[Sequence]]]) -> dict[int, torch.Tensor]:
-        """The "decoupled" proximal policy: this rank's sequences' logprobs on the step's starting weights."""
-        cfg, acc = self.cfg, self.acc
-        mine = [s for part in updates for g in deal(part, self.world)[self.rank] for s in g]
-        out: dict[int, torch.Tensor] = {}
-        self.model.eval()
-        share = cfg.share_prefix and not cfg.gradient_checkpointing
-        with torch.no_grad():
-            for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
-                t = collate(batch, self.pad_id, acc.device)
-                prefix = shared_prefix(batch) if share else 0
-                with acc.autocast():
-                    lp = masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix, t.temperature,
-                                         t.top_p)  # fmt: skip
-                out.update({id(s): lp[i, : len(s.token_ids)] for i, s in enumerate(batch)})
-        self.model.train()
-        return out
-
-    def _reference_logprobs(self, t, prefix: int = 0) -> torch.Tensor:
-        """The KL reference: the policy training started from (the --init adapter, else the base model)."""
-        if self.reference is not None:
-            context = swapped(self.params, self.reference)
-        elif hasattr(self.model, "disable_adapter"):
-            context = self.model.disable_adapter()  # a fresh LoRA adapter adds nothing: this is the start
-        else:
-            raise TrainError("kl_beta > 0 needs LoRA (the reference is the starting policy, kept as its adapter)")
-        with torch.no_grad(), context, self.acc.autocast():
-            return masked_logprobs(self.model, t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p)
-
-    def _all_reduce_gradients(self) -> None:
-        if self.world == 1:
-            return
-        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in self.params]
-        flat = torch.cat([g.reshape(-1) for g in grads])
-        torch.distributed.all_reduce(flat, op=torch.distributed.ReduceOp.SUM)
-        offset = 0
-        for p, g in zip(self.params, grads, strict=True):
-            p.grad = flat[offset : offset + g.numel()].view_as(p).clone()
-            offset += g.numel()
-
-    def _sum(self, values: list[float]) -> list[float]:
-        tensor = torch.tensor(values, dtype=torch.float64, device=self.acc.device)
-        if self.world > 1:
-            torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.SUM)
-        return tensor.tolist()
-
-    def _max(self, values: list[float]) -> list[float]:
-        tensor = torch.tensor(values, dtype=torch.float64, device=self.acc.device)
-        if self.world > 1:
-            torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.MAX)
-        return tensor.tolist()
-
-    def _row(self, sums, selections, updates, lr, seconds) -> dict:
-        episodes = sum(s.episodes for s in selections)
-        rewards = [r for s in selections for r in s.rewards]
-        dropped = sum((s.dropped for s in selections), Counter())
-        tokens, measured = sums["model_tokens"], max(sums["measured_tokens"], 1)
-        row = {
-            "step": self.step_no, "policy_version": self.policy_version, "algo": self.cfg.algo,
-            "loss": sums["loss"] / updates, "lr": lr, "grad_norm": sums["grad_norm"], "groups": int(sums["groups"]),
-            "updates": updates, "sequences": int(sums["sequences"]), "episodes": int(sums["episodes"]),
-            "model_tokens": int(tokens), "padded_tokens": int(sums["padded_tokens"]),
-            "padding": 1 - sums["real_tokens"] / max(sums["padded_tokens"], 1),
-            "computed_tokens": int(sums["computed_tokens"]),  # through the transformer: shared prefixes once
-            "reward_mean": float(np.mean(rewards)) if rewards else None,
-            "truncated": sum(s.truncated for s in selections) / max(episodes, 1),
-            # trainer vs behaviour, on the step's starting weights: log pi_trainer - log pi_behaviour per token
-            "mismatch": sums["mismatch"] / measured, "mismatch_max": sums.get("abs_log_ratio_max", 0.0),
-            "log_ratio_mean": sums["log_ratio"] / measured, "mismatch_k3": sums["k3"] / measured,
-            "on_policy_tokens": int(sums["on_policy_tokens"]),
-            "on_policy_mismatch": sums["on_policy_mismatch"] / sums["on_policy_tokens"] if sums["on_policy_tokens"] else None,
-            "entropy": sums["entropy"] / measured,
-            "step_s": seconds, "tokens_per_s": sums["real_tokens"] / max(seconds, 1e-9),
-            "dropped": dict(dropped), "time": time.time(),
-        }  # fmt: skip
-        for name in ("clipped", "capped", "ratio", "kl"):
-            if name in sums:
-                row[name] = sums[name] / max(tokens, 1)
-        if row["truncated"] > 0.5:
-            log.warning("train step %d: %.0f%% of episodes were truncated; raise max_turns or max_new_tokens "
-                        "or the model learns mostly from cut-off attempts", self.step_no, 100 * row["truncated"])  # fmt: skip
-        if self.cfg.algo == "grpo" and (row["on_policy_mismatch"] or 0) > self.cfg.mismatch_warn:
-            log.warning("train step %d: CONTRACT BUG, not slow learning: on %d tokens sampled by this very policy "
-                        "version the trainer's logprobs differ from the engine's by %.4f on average (max %.3f), more "
-                        "than the dtype explains (mismatch_warn %.3g). Check that the engine returns the logprobs "
-                        "it sampled from (vLLM: --logprobs-mode processed_logprobs), with the temperature and top-p "
-                        "stored on the episodes, and the same weights as the trainer", self.step_no,
-                        row["on_policy_tokens"], row["on_policy_mismatch"], row["mismatch_max"],
-                        self.cfg.mismatch_warn)  # fmt: skip
         return row
 
     def _log(self, row: dict) -> None:
