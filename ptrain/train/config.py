@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ptrain.config import load_into
 from ptrain.errors import ConfigError
-from ptrain.rollout.config import load_into
 from ptrain.train.grpo import ADVANTAGES, LossConfig
 
 ALGOS = ("grpo", "sft")
