@@ -175,8 +175,7 @@ class Store:
         return False
 
     def _warn(self, message: str) -> None:
-        log.warning("store: %s", message)
-        warnings.warn(message, StoreWarning, stacklevel=3)
+        warnings.warn(message, StoreWarning, stacklevel=3)  # one report: the CLI prints it as one line
 
     def _scan(
         self, columns: list[str], query: Query, verdicts: dict | None = None, shards: list[Path] | None = None

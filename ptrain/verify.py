@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ptrain.episode import StoredVerdict
+from ptrain.episode import StoredVerdict, StoreError
 from ptrain.errors import PtrainError, SandboxError, ToolError, VerifierError
 from ptrain.probes import shared_probes
 from ptrain.sandbox.images import ImageSpec
@@ -185,7 +185,7 @@ class RunVerification:
     total: int = 0
     verified: int = 0
     passed: int = 0
-    skipped: int = 0  # no artifact, or an infrastructure error during rollout
+    skipped: int = 0  # no artifact (an infrastructure error during rollout), a damaged one, or a task gone
     errors: list[str] = field(default_factory=list)
 
 
@@ -235,7 +235,8 @@ async def verify_run(
     """Verify every stored episode that has no verdict yet (all of them with `reverify`), or `rows`.
 
     Verdicts are appended to the store as they come. A verifier or sandbox failure writes nothing,
-    so the episode is simply picked up again by the next run.
+    so the episode is simply picked up again by the next run; a damaged artifact is skipped and named
+    in `errors`, and the rest of the run is verified all the same.
     """
     todo = unverified(store, reverify) if rows is None else rows
     report = RunVerification(total=len(todo))
@@ -259,9 +260,15 @@ async def verify_run(
             if task is None:
                 report.errors.append(f"{episode_id}: task {task_id} is not in {pack_name} any more")
             return
+        try:
+            artifact = store.artifact(sha)
+        except StoreError as e:  # skipped and named: the rest of the run is verified all the same
+            report.skipped += 1
+            report.errors.append(f"{episode_id} ({task_id}): skipped, {e}")
+            return
         async with gate:
             try:
-                verdict = await verify_artifact(packs[pack_name], task, store.artifact(sha), pools)
+                verdict = await verify_artifact(packs[pack_name], task, artifact, pools)
             except (SandboxError, VerifierError) as e:
                 report.errors.append(f"{episode_id} ({task_id}): {type(e).__name__}: {e}")
                 return

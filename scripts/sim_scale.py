@@ -12,7 +12,7 @@ verification time (verdicts carry no duration: the metrics file's verify episode
 verified count), the config, the summary, and the engine's decode rate at each steady batch size (the
 per-second snapshots). --engine-bench times this machine's engine operations (decode steps at batch
 1-8 and two widths, prefill, cache copies; SmolLM2-135M, one thread, CPU seconds, so a busy machine
-does not inflate them) and fits ptrain.sim.CPU_HERE. --bench-json keeps bench_rollout.py's results.
+does not inflate them) and fits ptrain.sim_types.CPU_HERE. --bench-json keeps bench_rollout.py's results.
 
 validate simulates each measured run from its own episodes and compares episodes/min and engine
 utilisation. What is fitted: the engine's cost curve (the engine bench), scaled by one factor so that

@@ -100,6 +100,16 @@ def test_store_ls_and_eval_tables_in_a_pipe_keep_long_names_whole(tmp_path):
         assert name in result.output and "…" not in result.output
 
 
+def test_a_store_warning_prints_once_without_a_source_line(tmp_path):
+    run = eval_run(tmp_path / "run", {"shell-basics": True, "git": False})
+    (run / "episodes" / "zz-garbage.parquet").write_bytes(os.urandom(4096))
+    done = ptrain("store", "ls", str(run), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["episodes"] == 2  # the rest stays readable
+    assert done.stderr.count("damaged shard") == 1 and "zz-garbage.parquet" in done.stderr
+    assert done.stderr.startswith("warning: ") and "store.py:" not in done.stderr and "warnings.warn" not in done.stderr
+
+
 def test_category_that_selects_nothing_names_the_categories(tmp_path):
     for flags in (["--category", "no-such-cat"], ["--difficulty", "no-such-tier"],
                   ["--category", "shell-basics", "--difficulty", "no-such-tier"]):  # fmt: skip

@@ -72,3 +72,27 @@ def test_an_episode_whose_task_is_gone_is_reported_and_gets_no_verdict(tmp_path)
     assert done.returncode == 1
     assert "task no/such-task is not in terminal-coding any more" in done.stdout
     assert Store(store.path).latest_verdicts() == {}
+
+
+async def test_reverify_skips_and_reports_a_damaged_artifact(tmp_path, podman_url):
+    """One damaged artifact among good ones: it is named and skipped, every other episode still gets its verdict."""
+    store = Store(tmp_path / "run", create=True)
+    tasks = select_tasks(TASKPACK, taskpack.SPLITS)[:3]
+    async with PoolSet(size=2) as pools:
+        artifacts = await asyncio.gather(*(replay(TASKPACK, t, [], pools) for t in tasks))
+    with store.writer() as writer:
+        episodes = [Episode(run="r", taskpack="terminal-coding", task_id=t.id, split=t.split, group_id=t.id,
+                            sample_index=0, group_size=1, artifact_sha256=store.put_artifact(a))
+                    for t, a in zip(tasks, artifacts, strict=True)]  # fmt: skip
+        for episode in episodes:
+            writer.add(episode)
+    damaged = episodes[1]
+    path = tmp_path / "run" / "artifacts" / damaged.artifact_sha256[:2] / f"{damaged.artifact_sha256}.zst"
+    path.write_bytes(os.urandom(path.stat().st_size))
+
+    for args in ([], ["--reverify"]):
+        done = ptrain("verify", str(store.path), *args)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "2 verified" in done.stdout and "1 skipped" in done.stdout
+        assert damaged.episode_id in done.stdout and "damaged" in done.stdout
+        assert set(Store(store.path).latest_verdicts()) == {episodes[0].episode_id, episodes[2].episode_id}

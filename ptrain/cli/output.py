@@ -8,7 +8,8 @@ rows as a list of objects (or a command's one object) and nothing else on stdout
 Warnings from libraries (transformers' and torch's deprecation notices, say) go to ptrain's log,
 `$PTRAIN_HOME/logs/warnings.log`, not the terminal: they are about the libraries' next versions,
 not about the run, and they landed in the middle of a command's output. ptrain's own warnings (a
-`StoreWarning`, a taskpack's) print as before.
+`StoreWarning`, a taskpack's) print on stderr as one line, `warning: MESSAGE`, without Python's
+source line.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ def from_ptrain(category: type[Warning], filename: str) -> bool:
 
 
 def log_library_warnings(path: Path) -> None:
-    """From now on a warning raised outside ptrain is appended to `path` (opened at the first), not printed."""
+    """From now on a warning raised outside ptrain is appended to `path` (opened at the first), not printed;
+    one of ptrain's prints on stderr as `warning: MESSAGE`, uncut."""
     logger = logging.getLogger("ptrain.library_warnings")
     logger.propagate = False  # not to the console handlers of `ptrain train`'s logging
     if not logger.handlers:
@@ -100,11 +102,10 @@ def log_library_warnings(path: Path) -> None:
         handler = logging.FileHandler(path, delay=True)
         handler.setFormatter(logging.Formatter(f"%(asctime)s pid %(process)d {' '.join(sys.argv[1:3])}: %(message)s"))
         logger.addHandler(handler)
-    show = warnings.showwarning
 
     def showwarning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
         if from_ptrain(category, filename):
-            show(message, category, filename, lineno, file, line)
+            Console(stderr=True).print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False, soft_wrap=True)
         else:
             logger.warning(warnings.formatwarning(message, category, filename, lineno, line).rstrip())
 

@@ -24,7 +24,7 @@ from ptrain.errors import ConfigError
 
 # the weights' dtypes an in-process engine loads a model in; "auto" keeps the checkpoint's. bfloat16 on a
 # CPU with AMX or AVX512-BF16 runs this project's default model about 1.5x faster a decode step and 3.5x
-# faster a prefill than float32 (see the README's performance section)
+# faster a prefill than float32 (see docs/performance.md)
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 FINISH_REASONS = ("stop", "length")  # stopped on a stop token (included in token_ids) / hit max_new_tokens

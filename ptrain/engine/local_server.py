@@ -4,7 +4,7 @@ Why. Python threads share one interpreter lock. In process, the `hf` engine's de
 beside the scheduler's event loop, podman-py's client threads and the sandboxes' output readers; with
 dozens of episodes in flight they hold the lock often enough to stall the engine between its forward
 passes (a thread running Python 2 ms of every 6 ms cut the engine's decode rate by about 40%, see
-the README's performance section). In a child process the engine has an interpreter to itself, as
+docs/performance.md). In a child process the engine has an interpreter to itself, as
 a vLLM server would; a request costs one localhost HTTP round trip.
 
     engine = LocalServerEngine.start("smollm2-135m", {"max_batch": 16, "dtype": "bfloat16"}, tokenizer)
