@@ -8,6 +8,7 @@ its traceback. Libraries' warnings go to `$PTRAIN_HOME/logs/warnings.log`, not t
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -48,6 +49,7 @@ err = Console(stderr=True)
 
 def main() -> None:
     output.log_library_warnings(home() / "logs" / "warnings.log")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' "Loading weights" bar too
     try:
         app()
     except PtrainError as e:

@@ -145,6 +145,9 @@ def online_table(rows: list[dict]) -> Table:
 
 
 def setup_logging() -> None:
-    """INFO from the first process only (torchrun starts several)."""
+    """INFO from the first process only (torchrun starts several); of the libraries' records only errors
+    (urllib3's "connection pool is full", say, is about its pool, not the run)."""
     level = logging.INFO if os.environ.get("RANK", "0") == "0" else logging.WARNING
-    logging.basicConfig(level=level, format="%(message)s", handlers=[RichHandler(console=console, show_path=False)])
+    handler = RichHandler(console=console, show_path=False)
+    handler.addFilter(lambda record: record.name.startswith("ptrain") or record.levelno >= logging.ERROR)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler])
