@@ -45,6 +45,10 @@ def train(
     max_steps: int = typer.Option(None, "--max-steps"),
     save_every: int = typer.Option(None, "--save-every", help="Steps between checkpoints  [default: 10]"),
     device: str = typer.Option(None, help="cpu, cuda or auto"),
+    dtype: str = typer.Option(
+        None, help="compute dtype: float32, bfloat16, or auto (bfloat16 on a GPU); weights stay float32"
+    ),
+    strategy: str = typer.Option(None, help="ddp (a replica per process) or fsdp (FSDP2 shards)  [default: ddp]"),
     seed: int = typer.Option(None),
     online: bool = typer.Option(False, "--online", help="Alternate rollout and training (needs --taskpack)."),
     rounds: int = typer.Option(20, help="online: rollout-then-train rounds (one step each)."),
@@ -72,7 +76,8 @@ def train(
     cfg = load_train_config(config, algo=algo, trainer=trainer, model=model, init=init, split=split,
                             taskpack=taskpack, lora=lora, lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step,
                             micro_batch_tokens=micro_batch_tokens, epochs=epochs, max_steps=max_steps,
-                            save_every=save_every, device=device, seed=seed)  # fmt: skip
+                            save_every=save_every, device=device, dtype=dtype, strategy=strategy,
+                            seed=seed)  # fmt: skip
     if online:
         import asyncio
 

@@ -15,6 +15,7 @@ in this process with the `hf` engine on the trainer's own weights, `ray.py` on a
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from ptrain.errors import ConfigError
@@ -31,6 +32,13 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     """`rounds` rounds of rollout + one step (fewer if resuming); returns each round's summary.
 
     `engine` replaces the in-process engine on the trainer's weights (tests use a scripted policy)."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1:  # every rank would roll out the same tasks into one store
+        raise ConfigError(f"online training runs in one process, not under torchrun ({world} processes here)",
+                          fix="run `ptrain train --online` without torchrun; to spread the rollouts, add --ray")  # fmt: skip
+    if cfg.strategy != "ddp":
+        raise ConfigError("online training samples from the trainer's own weights: it needs strategy ddp",
+                          fix="drop strategy = \"fsdp\" for --online (fsdp is for offline training on stored groups)")  # fmt: skip
     store = Store(run, create=True)
     pack = load_taskpack(rollout.taskpack)
     rollout = dataclasses.replace(rollout, action_format=resolve_action_format(rollout.action_format, pack.tools()))

@@ -1,8 +1,9 @@
 """Training checkpoints: written whole or not at all, found again after a crash, and the RNG they carry.
 
     RUN/train/checkpoints/step-000010/
-        adapter/ (LoRA, safetensors) or model/ (full fine-tuning)
-        trainer.pt   optimizer, LR schedule, RNG states
+        adapter/ (LoRA, safetensors) or model/ (full fine-tuning; ddp only)
+        sharded/     fsdp: every rank's shards, model/ and optimizer/ (torch.distributed.checkpoint)
+        trainer.pt   optimizer (ddp), LR schedule, RNG states
         state.json   step, policy version, data position (epoch, order, position; online: round), config
 
 A checkpoint is assembled in `step-N.partial/` and renamed into place, so `complete_checkpoints`
@@ -27,11 +28,22 @@ def weights_dir(model, checkpoint: Path) -> Path:
     return checkpoint / ("adapter" if hasattr(model, "peft_config") else "model")
 
 
-def write_checkpoint(final: Path, model, trainer_state: dict[str, Any], state: dict[str, Any], keep: int) -> Path:
-    tmp = final.with_name(final.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    save_weights(model, weights_dir(model, tmp))
+def partial_dir(final: Path) -> Path:
+    """Where the checkpoint `final` is assembled before it is renamed into place."""
+    return final.with_name(final.name + ".partial")
+
+
+def write_checkpoint(final: Path, model, trainer_state: dict[str, Any], state: dict[str, Any], keep: int,
+                     sharded: Path | None = None, adapter: dict[str, torch.Tensor] | None = None) -> Path:  # fmt: skip
+    """The checkpoint, whole or not at all. `sharded`: the partial directory the ranks' shards are already in
+    (then the weights are not saved here, but for LoRA the gathered `adapter`)."""
+    tmp = partial_dir(final)
+    if sharded is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        save_weights(model, weights_dir(model, tmp))
+    elif adapter is not None:
+        model.save_pretrained(weights_dir(model, tmp), state_dict=adapter, safe_serialization=True)
     torch.save({**trainer_state, "rng": rng_state()}, tmp / "trainer.pt")
     (tmp / "state.json").write_text(json.dumps(state, indent=1))
     shutil.rmtree(final, ignore_errors=True)
@@ -41,13 +53,21 @@ def write_checkpoint(final: Path, model, trainer_state: dict[str, Any], state: d
     return final
 
 
-def read_latest(directory: Path, model) -> dict[str, Any] | None:
-    """The newest complete checkpoint's state (with "path"), its weights loaded into `model`; None if none."""
+def read_latest(directory: Path, model, sharded: bool = False) -> dict[str, Any] | None:
+    """The newest complete checkpoint's state (with "path"), its weights loaded into `model` (not under
+    `sharded`: the caller reads the shards); None if none."""
+    from ptrain.errors import ConfigError
+
     found = complete_checkpoints(directory)
     if not found:
         return None
     state = json.loads((found[-1] / "state.json").read_text())
-    load_weights(model, weights_dir(model, found[-1]))
+    written = state.get("strategy", "ddp")
+    if written != ("fsdp" if sharded else "ddp"):
+        raise ConfigError(f"{found[-1]} was written with strategy {written}; this run trains with "
+                          f"{'fsdp' if sharded else 'ddp'}", fix=f"resume with strategy = \"{written}\"")  # fmt: skip
+    if not sharded:
+        load_weights(model, weights_dir(model, found[-1]))
     return {**state, "path": found[-1]}
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ptrain.config import load_into
 from ptrain.errors import ConfigError
 from ptrain.train.grpo import ADVANTAGES, LossConfig
+from ptrain.train.sharding import STRATEGIES
 
 ALGOS = ("grpo", "sft")
 TRAINERS = ("ptrain", "trl")
@@ -37,8 +38,9 @@ class TrainConfig:
     lora_alpha: int = 32
     lora_dropout: float = 0.0
     lora_targets: str = "all-linear"  # or comma-separated module names, e.g. "q_proj,v_proj"
-    dtype: str = "float32"  # or "bfloat16"
+    dtype: str = "auto"  # the compute dtype: "float32", "bfloat16", or auto (bfloat16 on a GPU); weights stay float32
     device: str = "auto"  # "cpu", "cuda", or auto
+    strategy: str = "ddp"  # or "fsdp": weights, gradients and optimizer state sharded over ranks (FSDP2)
     gradient_checkpointing: bool = False
     # -- the optimizer
     lr: float = 0.0  # 0: 1e-4 for SFT with LoRA, 2e-5 for GRPO with LoRA, a tenth of those in full fine-tuning
@@ -76,12 +78,15 @@ class TrainConfig:
     def __post_init__(self) -> None:
         problems = []
         for name, allowed in (("algo", ALGOS), ("trainer", TRAINERS), ("schedule", SCHEDULES),
-                              ("advantage", ADVANTAGES), ("dtype", ("float32", "bfloat16"))):  # fmt: skip
+                              ("advantage", ADVANTAGES), ("dtype", ("auto", "float32", "bfloat16")),
+                              ("strategy", STRATEGIES)):  # fmt: skip
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} {getattr(self, name)!r} is not one of {allowed}")
         for name in ("lora_rank", "groups_per_step", "micro_batch_tokens", "epochs", "save_every", "updates_per_step"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.strategy == "fsdp" and self.trainer == "trl":
+            problems.append("strategy fsdp is ptrain's trainer; TRL's runs under accelerate's own config")
         if self.dynamic_sampling < 0:
             problems.append(f"dynamic_sampling must be 0 or more, got {self.dynamic_sampling}")
         try:
@@ -98,6 +103,10 @@ class TrainConfig:
             old_policy=self.old_policy, is_cap=self.is_cap, ratio_level=self.ratio_level, kl_beta=self.kl_beta,
             max_tokens=self.micro_batch_tokens,
         )  # fmt: skip
+
+    def compute_dtype(self, cpu: bool) -> str:
+        """The dtype the passes compute in: `dtype`, or for "auto" bfloat16 on a GPU and float32 on a CPU."""
+        return self.dtype if self.dtype != "auto" else "float32" if cpu else "bfloat16"
 
     @property
     def learning_rate(self) -> float:

@@ -17,17 +17,20 @@ version must agree to rounding, and a step where they do not warns of a contract
 
 Each rank's loss is already divided by the update-wide totals (tokens, episodes), so the sum of the
 ranks' gradients is exactly the gradient of the whole batch's loss, however unevenly groups fall.
-The gradient all-reduce is done here rather than by DDP: ranks may run different numbers of
-micro-batches, and one flat all-reduce per step is all LoRA needs. accelerate provides the devices,
-the process group (gloo on CPU under torchrun, NCCL on GPUs) and mixed precision.
+How the ranks share the weights is the `strategy` (ptrain/train/sharding.py): `ddp`, a replica on
+each rank and one flat gradient all-reduce per update, or `fsdp`, FSDP2 shards with the gradients
+reduce-scattered in the backward pass. The weights are float32 in both; `dtype` is the compute dtype.
+accelerate provides the devices and the process group (gloo on CPU under torchrun, NCCL on GPUs).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import random
+import shutil
 import time
 from collections import Counter
 from dataclasses import asdict
@@ -39,6 +42,7 @@ import torch
 from ptrain.store import Store
 from ptrain.train.batch import Selection, Sequence, select_grpo, select_sft
 from ptrain.train.checkpoint import (
+    partial_dir,
     read_latest,
     read_trainer_state,
     seed_everything,
@@ -46,7 +50,8 @@ from ptrain.train.checkpoint import (
     write_checkpoint,
 )
 from ptrain.train.config import TrainConfig
-from ptrain.train.model import load_policy, trainable_parameters
+from ptrain.train.model import Scorer, load_policy, trainable_parameters
+from ptrain.train.sharding import SHARDED_DIR, ensure_process_group, full, load_sharded, save_sharded, shard
 from ptrain.train.step import TrainError, all_reduce, metrics_row, proximal_logprobs, update
 
 log = logging.getLogger("ptrain.train")
@@ -76,11 +81,17 @@ class Trainer:
 
         self.cfg, self.run = cfg, Path(run)
         cpu = cfg.device == "cpu" or (cfg.device == "auto" and not torch.cuda.is_available())
-        self.acc = accelerator or Accelerator(cpu=cpu, mixed_precision="bf16" if cfg.dtype == "bfloat16" else "no")
+        self.compute_dtype = getattr(torch, cfg.compute_dtype(cpu))
+        self.sharded = cfg.strategy == "fsdp"
+        self.acc = accelerator or Accelerator(cpu=cpu)  # the autocast is ours (below): accelerate's is process-wide
         self.rank, self.world = self.acc.process_index, self.acc.num_processes
         seed_everything(cfg.seed)  # every rank draws the same LoRA initialisation
-        self.model, self.tokenizer = load_policy(cfg, self.acc.device)
+        self.model, self.tokenizer = load_policy(cfg, self.acc.device)  # float32: the master weights
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        self.score = Scorer(self.model)  # the forward every pass goes through (FSDP2's root under fsdp)
+        if self.sharded:
+            ensure_process_group(self.acc.device)
+            shard(self.score, self.model, self.compute_dtype)
         self.params = trainable_parameters(self.model)
         # the KL reference is the policy training starts from: under --init, the warm start's adapter, kept
         # here before a resumed checkpoint replaces it (without --init, the adapter switched off is the start)
@@ -98,6 +109,12 @@ class Trainer:
         self._resume_state = self._load_latest()
 
     # -- versions and data --------------------------------------------------------------------
+
+    def autocast(self):
+        """The forward passes' compute dtype under ddp (fsdp casts the gathered weights itself)."""
+        if self.compute_dtype == torch.float32 or self.sharded:
+            return contextlib.nullcontext()
+        return torch.autocast(self.acc.device.type, dtype=self.compute_dtype)
 
     @property
     def policy_version(self) -> int:
@@ -229,20 +246,39 @@ class Trainer:
     # -- checkpoints --------------------------------------------------------------------------------
 
     def save(self) -> Path:
-        """A checkpoint of this step (see checkpoint.py); every rank waits until it is on disk."""
+        """A checkpoint of this step (see checkpoint.py); every rank waits until it is on disk.
+
+        Under fsdp every rank first writes its shards (weights and optimizer state) into the
+        checkpoint's partial directory, and a LoRA adapter is gathered whole for rank 0 to save."""
         final = self.checkpoints / f"step-{self.step_no:06d}"
+        shards = None
+        if self.sharded:
+            shards = partial_dir(final)
+            if self.rank == 0:
+                shutil.rmtree(shards, ignore_errors=True)
+            self.acc.wait_for_everyone()
+            save_sharded(shards / SHARDED_DIR, self.score, self.model, self.optimizer)
+        adapter = self.gathered_adapter() if self.sharded and hasattr(self.model, "peft_config") else None
         if self.rank == 0:
             state = {"step": self.step_no, "policy_version": self.policy_version, "base_version": self.base_version,
                      "epoch": self.epoch, "position": self.position, "order": self.order, "round": self.round,
-                     "config": asdict(self.cfg), "saved_at": time.time()}  # fmt: skip
-            trainer_state = {"optimizer": self.optimizer.state_dict(),
+                     "config": asdict(self.cfg), "saved_at": time.time(), "strategy": self.cfg.strategy,
+                     "world_size": self.world}  # fmt: skip
+            trainer_state = {"optimizer": None if self.sharded else self.optimizer.state_dict(),
                              "scheduler": self.scheduler.state_dict() if self.scheduler else None}  # fmt: skip
-            write_checkpoint(final, self.model, trainer_state, state, self.cfg.keep_checkpoints)
+            write_checkpoint(final, self.model, trainer_state, state, self.cfg.keep_checkpoints, sharded=shards,
+                             adapter=adapter)  # fmt: skip
         self.acc.wait_for_everyone()
         return final
 
+    def gathered_adapter(self) -> dict[str, torch.Tensor]:
+        """The whole LoRA adapter's weights by name, gathered from the shards (every rank takes part)."""
+        return {name: full(p.detach()).cpu() for name, p in self.model.named_parameters() if p.requires_grad}
+
     def _load_latest(self) -> dict | None:
-        state = read_latest(self.checkpoints, self.model)
+        state = read_latest(self.checkpoints, self.model, sharded=self.sharded)
+        if state and self.sharded:
+            load_sharded(state["path"] / SHARDED_DIR, self.score, self.model)  # the optimizer's state in _restore
         if state:
             self.step_no, self.base_version = state["step"], state["base_version"]
             self.epoch, self.position, self.order = state["epoch"], state["position"], state["order"]
@@ -253,7 +289,10 @@ class Trainer:
     def _restore(self, state: dict) -> None:
         """Optimizer, scheduler and RNG of the checkpoint; metrics rows after it are dropped (they are redone)."""
         saved = read_trainer_state(state["path"])
-        self.optimizer.load_state_dict(saved["optimizer"])
+        if self.sharded:
+            load_sharded(state["path"] / SHARDED_DIR, self.score, self.model, self.optimizer)
+        else:
+            self.optimizer.load_state_dict(saved["optimizer"])
         if saved["scheduler"] and self.scheduler:
             self.scheduler.load_state_dict(saved["scheduler"])
         if self.rank == 0:

@@ -10,6 +10,14 @@ tool schemas, the task) once instead of once per row: the prefix goes through th
 its key/value cache kept, the cache is repeated for each row (a differentiable copy, so gradients
 from every row flow back into the one prefix computation), and only the rows' own suffixes run as a
 batch on top of it. Logprobs and gradients equal those of the full rows (tests/test_train.py).
+
+The output layer's logits are not kept for the backward pass: each chunk's logits are recomputed
+there from its hidden states (activation checkpointing of the head), so a micro-batch holds at most
+one chunk's (rows, vocab) float32 logits at a time, however many model tokens it scores. Without
+that, 4,000 model tokens at a 152k vocabulary keep about 2.5 GB alive until the backward pass.
+
+The weights are loaded in float32 whatever the compute dtype: they are the optimizer's master
+copy (ptrain/train/sharding.py says how bfloat16 compute is layered on top).
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import json
 from pathlib import Path
 
 import torch
+import torch.utils.checkpoint
 
 from ptrain.engine.models import resolve_model
 from ptrain.engine.sampling import processed_logprobs
@@ -38,7 +47,7 @@ def load_policy(cfg, device: torch.device | str):
 
     path = resolve_model(cfg.model)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, cfg.dtype)).to(device)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device)  # master weights
     model.config.use_cache = False
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -55,6 +64,18 @@ def load_policy(cfg, device: torch.device | str):
     lora = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
                       target_modules=targets, task_type="CAUSAL_LM")  # fmt: skip
     return get_peft_model(model, lora), tokenizer
+
+
+class Scorer(torch.nn.Module):
+    """The policy as one module whose forward is `masked_logprobs`: the root that FSDP2 shards around
+    (its hooks must see the forward that uses the embedding and the output layer)."""
+
+    def __init__(self, policy):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, *args, **kwargs):
+        return masked_logprobs(self.policy, *args, **kwargs)
 
 
 def parts(model) -> tuple[torch.nn.Module, torch.nn.Module]:
@@ -92,22 +113,19 @@ def masked_logprobs(
     rows, cols = target.nonzero(as_tuple=True)
     ones = torch.ones(input_ids.shape[0], device=input_ids.device)
     temperature = ones if temperature is None else temperature
+    plain = top_p is None and temperature is ones
+    recompute = torch.is_grad_enabled() and hidden.requires_grad
     picked, entropies = [], []
     for start in range(0, len(rows), HEAD_CHUNK_ROWS):
         r, c = rows[start : start + HEAD_CHUNK_ROWS], cols[start : start + HEAD_CHUNK_ROWS]
-        tokens = input_ids[r, c]
-        logits = head(hidden[r, c - 1 - prefix_len])
-        if top_p is None and temperature is ones:  # the common case, without a (rows, vocab) log_softmax copy
-            logits = logits.float()
-            picked.append(logits.gather(-1, tokens.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
-            logprobs = logits.detach().log_softmax(-1) if with_entropy else None
+        args = (hidden[r, c - 1 - prefix_len], input_ids[r, c], temperature[r], None if top_p is None else top_p[r])
+        if recompute:  # the chunk's logits are recomputed in the backward pass, not kept
+            lp, entropy = torch.utils.checkpoint.checkpoint(_head_chunk, head, *args, plain, with_entropy,
+                                                            use_reentrant=False)  # fmt: skip
         else:
-            logprobs = processed_logprobs(logits, temperature[r], None if top_p is None else top_p[r], keep=tokens)
-            picked.append(logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1))
-        if with_entropy:
-            with torch.no_grad():
-                p = logprobs.detach().exp()
-                entropies.append(-(p * logprobs.detach().nan_to_num(neginf=0.0)).sum(-1))
+            lp, entropy = _head_chunk(head, *args, plain, with_entropy)
+        picked.append(lp)
+        entropies.append(entropy)
     out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
     if picked:
         out = out.index_put((rows, cols), torch.cat(picked))
@@ -117,6 +135,24 @@ def masked_logprobs(
     if entropies:
         entropy = entropy.index_put((rows, cols), torch.cat(entropies))
     return out, entropy
+
+
+def _head_chunk(head, hidden: torch.Tensor, tokens: torch.Tensor, temperature: torch.Tensor,
+                top_p: torch.Tensor | None, plain: bool, with_entropy: bool) -> tuple[torch.Tensor, torch.Tensor | None]:  # fmt: skip
+    """One chunk of positions: the logprob of each one's token, and (detached) the entropy of its distribution."""
+    logits = head(hidden)
+    if plain:  # the common case, without a (rows, vocab) log_softmax copy
+        logits = logits.float()
+        lp = logits.gather(-1, tokens.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1)
+        logprobs = logits.detach().log_softmax(-1) if with_entropy else None
+    else:
+        logprobs = processed_logprobs(logits, temperature, top_p, keep=tokens)
+        lp = logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    if not with_entropy:
+        return lp, None
+    with torch.no_grad():
+        p = logprobs.detach().exp()
+        return lp, -(p * logprobs.detach().nan_to_num(neginf=0.0)).sum(-1)
 
 
 def _suffix_hidden(decoder, input_ids: torch.Tensor, attention_mask: torch.Tensor, prefix_len: int) -> torch.Tensor:
@@ -158,18 +194,29 @@ def load_weights(model, directory: Path) -> None:
 
 
 def export_merged(checkpoint: Path, out: Path, model_name: str | None = None) -> Path:
-    """A plain transformers checkpoint (LoRA merged into the weights) that transformers or vLLM loads."""
+    """A plain transformers checkpoint (LoRA merged into the weights) that transformers or vLLM loads.
+
+    A full fine-tuning checkpoint of strategy fsdp holds only shards: they are assembled here, in
+    this one process, into the base model's architecture."""
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from ptrain.train.sharding import SHARDED_DIR, gathered_weights
+
     state = json.loads((checkpoint / "state.json").read_text())
     base = resolve_model(model_name or state["config"]["model"])
-    weights = checkpoint / ("adapter" if (checkpoint / "adapter" / "adapter_config.json").is_file() else "model")
-    if weights.name == "model":
-        model = AutoModelForCausalLM.from_pretrained(weights, dtype=torch.float32)
-    else:
+    if (checkpoint / "adapter" / "adapter_config.json").is_file():
         model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
-        model = PeftModel.from_pretrained(model, weights).merge_and_unload()
+        model = PeftModel.from_pretrained(model, checkpoint / "adapter").merge_and_unload()
+    elif (checkpoint / SHARDED_DIR).is_dir():
+        model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
+        missing = set(gathered := gathered_weights(checkpoint / SHARDED_DIR)) - set(model.state_dict())
+        if missing:
+            raise ConfigError(f"{checkpoint}: {len(missing)} sharded weights are not in {base}, e.g. {min(missing)}",
+                              fix="the checkpoint's config.model must name the model the run trained")  # fmt: skip
+        model.load_state_dict(gathered, strict=False)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(checkpoint / "model", dtype=torch.float32)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     AutoTokenizer.from_pretrained(base).save_pretrained(out)

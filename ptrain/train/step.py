@@ -10,6 +10,11 @@ on the weights the step started with. `proximal_logprobs` (old policy "decoupled
 `metrics_row` turns the summed statistics into the row written to metrics/train.jsonl, and warns
 loudly when a step cannot teach (most episodes truncated) or the logprobs contract is broken.
 
+Under strategy fsdp every forward and backward is a collective, so each rank runs as many
+micro-batches as the busiest one: a rank with fewer runs zero-weight `filler` micro-batches (two
+pad tokens, a loss multiplied by zero) until the counts agree; FSDP2 reduce-scatters the gradients
+as the backward passes run, so there is no all-reduce after them.
+
 The functions take the `Trainer` for its parts (config, accelerator, model, optimizer, rank);
 they keep no state of their own.
 """
@@ -28,7 +33,8 @@ from ptrain.errors import PtrainError
 from ptrain.train.batch import Selection, Sequence, Tensors, collate, deal, micro_batches, shared_prefix
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import aggregate, mismatch, per_token_loss
-from ptrain.train.model import masked_logprobs, rows_of, swapped
+from ptrain.train.model import rows_of, swapped
+from ptrain.train.sharding import full
 
 if TYPE_CHECKING:
     from ptrain.train.loop import Trainer
@@ -52,15 +58,18 @@ def update(trainer: Trainer, groups: list[list[Sequence]], proximal: dict | None
     total_tokens, total_episodes = float(totals[0]), float(totals[1])
     if total_tokens == 0:
         log.warning("train step %d: no model tokens in the batch; nothing to learn from", trainer.step_no + 1)
-    share = cfg.share_prefix and not cfg.gradient_checkpointing  # checkpointing keeps no key/value cache
-    for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
+    share = sharing_prefix(trainer)
+    for batch in balanced(trainer, micro_batches(mine, cfg.micro_batch_tokens, share)):
         t = collate(batch, trainer.pad_id, acc.device)
         prefix = shared_prefix(batch) if share else 0
         # the reference first: under --init it swaps weights in place, which must not touch the graph below
         ref = reference_logprobs(trainer, t, prefix) if cfg.kl_beta > 0 and cfg.algo == "grpo" else None
-        with acc.autocast():
-            logprobs, entropy = masked_logprobs(trainer.model, t.input_ids, t.attention_mask, t.mask, prefix,
-                                                t.temperature, t.top_p, with_entropy=True)  # fmt: skip
+        with trainer.autocast():
+            logprobs, entropy = trainer.score(t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p,
+                                              with_entropy=True)  # fmt: skip
+        if batch is FILLER:  # the same collectives as a real micro-batch, and no gradient
+            (logprobs.sum() * 0.0).backward()
+            continue
         if cfg.algo == "sft":
             loss = -(logprobs * t.mask).sum() / max(total_tokens, 1.0)
             stats = {}
@@ -77,8 +86,9 @@ def update(trainer: Trainer, groups: list[list[Sequence]], proximal: dict | None
             sums[name] += float((value * t.mask).sum())
         if measure:
             measure_mismatch(logprobs, entropy, t, trainer.policy_version, sums, peaks)
-    all_reduce_gradients(trainer.params, trainer.world)
-    grad_norm = float(torch.nn.utils.clip_grad_norm_(trainer.params, cfg.max_grad_norm))
+    if not trainer.sharded:  # fsdp reduce-scattered them in the backward passes
+        all_reduce_gradients(trainer.params, trainer.world)
+    grad_norm = float(full(torch.nn.utils.clip_grad_norm_(trainer.params, cfg.max_grad_norm)))
     trainer.optimizer.step()
     if trainer.scheduler:
         trainer.scheduler.step()
@@ -109,14 +119,14 @@ def proximal_logprobs(trainer: Trainer, updates: list[list[list[Sequence]]]) -> 
     mine = [s for part in updates for g in deal(part, trainer.world)[trainer.rank] for s in g]
     out: dict[int, torch.Tensor] = {}
     model.eval()
-    share = cfg.share_prefix and not cfg.gradient_checkpointing
+    share = sharing_prefix(trainer)
     with torch.no_grad():
-        for batch in micro_batches(mine, cfg.micro_batch_tokens, share):
+        for batch in balanced(trainer, micro_batches(mine, cfg.micro_batch_tokens, share)):
             t = collate(batch, trainer.pad_id, acc.device)
             prefix = shared_prefix(batch) if share else 0
-            with acc.autocast():
-                lp = masked_logprobs(model, t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p)
-            out.update({id(s): lp[i, : len(s.token_ids)] for i, s in enumerate(batch)})
+            with trainer.autocast():
+                lp = trainer.score(t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p)
+            out.update({id(s): lp[i, : len(s.token_ids)] for i, s in enumerate(batch) if batch is not FILLER})
     model.train()
     return out
 
@@ -130,8 +140,27 @@ def reference_logprobs(trainer: Trainer, t: Tensors, prefix: int = 0) -> torch.T
         context = model.disable_adapter()  # a fresh LoRA adapter adds nothing: this is the start
     else:
         raise TrainError("kl_beta > 0 needs LoRA (the reference is the starting policy, kept as its adapter)")
-    with torch.no_grad(), context, trainer.acc.autocast():
-        return masked_logprobs(model, t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p)
+    with torch.no_grad(), context, trainer.autocast():
+        return trainer.score(t.input_ids, t.attention_mask, t.mask, prefix, t.temperature, t.top_p)
+
+
+# -- micro-batches: the same number on every rank under fsdp ----------------------------------------
+
+FILLER = [Sequence(np.zeros(2, np.int64), np.array([0.0, 1.0], np.float32), np.zeros(2, np.float32), 0.0, "", "")]
+
+
+def sharing_prefix(trainer: Trainer) -> bool:
+    """Whether micro-batches compute their shared prefix once: not under gradient checkpointing (which
+    keeps no key/value cache) and not under fsdp (the prefix pass is a second round of collectives)."""
+    return trainer.cfg.share_prefix and not trainer.cfg.gradient_checkpointing and not trainer.sharded
+
+
+def balanced(trainer: Trainer, batches: list[list[Sequence]]) -> list[list[Sequence]]:
+    """This rank's micro-batches, under fsdp followed by FILLERs up to the busiest rank's count."""
+    if not trainer.sharded or trainer.world == 1:
+        return batches
+    (most,) = all_reduce([len(batches)], trainer.acc.device, trainer.world, op="max")
+    return batches + [FILLER] * (int(most) - len(batches))
 
 
 # -- across ranks ------------------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def grpo_config(cfg: TrainConfig, out: Path, group_size: int, per_step: int, max
     cpu = cfg.device == "cpu" or (cfg.device == "auto" and not torch.cuda.is_available())
     return GRPOConfig(
         output_dir=str(out), report_to=["tensorboard"] if cfg.tensorboard else "none", use_cpu=cpu,
-        bf16=cfg.dtype == "bfloat16", model_init_kwargs={"dtype": cfg.dtype},
+        bf16=cfg.compute_dtype(cpu) == "bfloat16", model_init_kwargs={"dtype": "float32"},  # master weights
         activation_checkpointing=cfg.gradient_checkpointing, seed=cfg.seed, shuffle_dataset=False,
         learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay, lr_scheduler_type=cfg.schedule,
         warmup_steps=cfg.warmup_steps, max_grad_norm=cfg.max_grad_norm, max_steps=steps,
