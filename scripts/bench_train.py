@@ -22,6 +22,15 @@ reward included), not loading or checkpointing; "model tokens" are the masked on
 
     python scripts/bench_train.py                       # 2 steps of 1 group of 4 samples, 1 thread (~10 minutes)
     python scripts/bench_train.py --steps 3 --groups 2 --threads 2 --out bench_train.json
+
+`--sharding` measures the training strategies instead, on the same kind of store: full fine-tuning of
+SmolLM2-135M under `ddp` and `fsdp`, with one process and with two (torchrun, gloo), each in fresh
+processes. Per rank it reports the bytes this rank holds of the parameters, of the gradients (just
+before the optimizer step) and of the optimizer state (after it), the peak RSS, tokens/s and the step
+losses; the targets are fsdp's parameter + optimizer bytes per rank with two processes at most 0.55x
+ddp's, and the same losses in every configuration.
+
+    python scripts/bench_train.py --sharding --steps 2 --groups 2 --out bench_sharding.json
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 TRAINERS = ("ptrain", "ptrain-unshared", "trl")  # ptrain-unshared: share_prefix off, each row's prompt run again
+SHARDINGS = (("ddp", 1), ("fsdp", 1), ("ddp", 2), ("fsdp", 2))  # (strategy, processes), full fine-tuning
 
 
 def corpus_tokens(tokenizer, max_chars: int = 400_000) -> np.ndarray:
@@ -148,6 +158,84 @@ def child(trainer: str, run: Path, settings: dict, out: Path) -> None:
     out.write_text(json.dumps(result, default=str))
 
 
+def sharding_child(run: Path, settings: dict, out: Path) -> None:
+    """Full fine-tuning under one strategy, in this process (one rank of torchrun's, or alone): train, then
+    write this rank's bytes of parameters, gradients and optimizer state, its peak RSS and the rows."""
+    import torch
+
+    torch.set_num_threads(settings.pop("threads"))
+    from ptrain.store import Store
+    from ptrain.train.config import TrainConfig
+    from ptrain.train.loop import Trainer
+    from ptrain.train.sharding import local
+
+    def nbytes(tensors) -> int:
+        return sum(local(t).numel() * local(t).element_size() for t in tensors if t is not None)
+
+    trainer = Trainer(TrainConfig(trainer="ptrain", lora=False, **settings), run)
+    memory = {"params_mb": nbytes(trainer.params) / 2**20}
+    step = trainer.optimizer.step
+
+    def measured_step(*args, **kwargs):
+        memory["grads_mb"] = nbytes(p.grad for p in trainer.params) / 2**20
+        result = step(*args, **kwargs)
+        states = [v for state in trainer.optimizer.state.values() for v in state.values() if torch.is_tensor(v)]
+        memory["optimizer_mb"] = nbytes(states) / 2**20
+        return result
+
+    trainer.optimizer.step = measured_step
+    rows = trainer.train(Store(run))
+    for row in rows:
+        row["real_tokens"] = round(row["tokens_per_s"] * row["step_s"])
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result = {"rank": trainer.rank, "world": trainer.world, "rows": rows, **memory, "peak_rss_mb": peak}
+    out.with_name(f"{out.stem}-rank{trainer.rank}.json").write_text(json.dumps(result, default=str))
+
+
+def run_shardings(work: Path, settings: dict, env: dict) -> dict:
+    """Every (strategy, processes) of SHARDINGS on a fresh copy of the store; rank 0's figures and each rank's memory."""
+    results = {}
+    for strategy, processes in SHARDINGS:
+        name = f"{strategy}-{processes}"
+        run = work / name
+        shutil.copytree(work / "store", run)
+        out = work / f"{name}.json"
+        launcher = [sys.executable] if processes == 1 else [
+            sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}"]  # fmt: skip
+        child_settings = {**settings, "strategy": strategy}
+        subprocess.run([*launcher, __file__, "--child", "sharding", "--run", str(run), "--out", str(out),
+                        "--settings", json.dumps(child_settings)], env=env, check=True)  # fmt: skip
+        ranks = [json.loads(out.with_name(f"{name}-rank{r}.json").read_text()) for r in range(processes)]
+        rows = ranks[0]["rows"]
+        seconds = sum(r["step_s"] for r in rows)
+        results[name] = {
+            "strategy": strategy, "processes": processes, "steps": len(rows),
+            "tokens_per_s": sum(r["real_tokens"] for r in rows) / seconds,
+            "losses": [r["loss"] for r in rows],
+            **{key: max(r[key] for r in ranks) for key in ("params_mb", "grads_mb", "optimizer_mb", "peak_rss_mb")},
+        }  # fmt: skip
+    return results
+
+
+def print_shardings(results: dict) -> dict:
+    head = f"{'strategy':<8} {'procs':>5} {'params MB':>9} {'grads MB':>9} {'optim MB':>9} {'peak RSS MB':>11} {'tok/s':>7}"
+    print(f"\n{head}  losses (per rank: the largest)")
+    for r in results.values():
+        print(f"{r['strategy']:<8} {r['processes']:>5} {r['params_mb']:>9.0f} {r['grads_mb']:>9.0f} "
+              f"{r['optimizer_mb']:>9.0f} {r['peak_rss_mb']:>11.0f} {r['tokens_per_s']:>7.1f}  "
+              + ", ".join(f"{x:.6f}" for x in r["losses"]))  # fmt: skip
+    ddp, fsdp = results["ddp-2"], results["fsdp-2"]
+    ratio = (fsdp["params_mb"] + fsdp["optimizer_mb"]) / (ddp["params_mb"] + ddp["optimizer_mb"])
+    gap = max(
+        abs(a - b) for r in results.values() for a, b in zip(r["losses"], results["ddp-1"]["losses"], strict=True)
+    )
+    speed = fsdp["tokens_per_s"] / ddp["tokens_per_s"]
+    print(f"\nfsdp / ddp, 2 processes: parameters + optimizer state per rank {ratio:.2f}x (target <= 0.55x: "
+          f"{'met' if ratio <= 0.55 else 'NOT met'}), tokens/s {speed:.2f}x")  # fmt: skip
+    print(f"largest step-loss difference from ddp with 1 process: {gap:.2e}")
+    return {"memory_ratio": ratio, "speed_ratio": speed, "loss_gap": gap}
+
+
 def summarise(result: dict) -> dict:
     rows = result["rows"]
     seconds, cpu = sum(r["step_s"] for r in rows), sum(r["step_cpu_s"] for r in rows)
@@ -167,10 +255,15 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="write every figure and each step's row here (JSON)")
-    parser.add_argument("--child", choices=TRAINERS, help=argparse.SUPPRESS)
+    parser.add_argument("--sharding", action="store_true", help="full fine-tuning under ddp and fsdp, 1 and 2 "
+                        "processes: memory per rank, tokens/s, losses (instead of ptrain vs TRL)")  # fmt: skip
+    parser.add_argument("--child", choices=(*TRAINERS, "sharding"), help=argparse.SUPPRESS)
     parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--settings", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child == "sharding":
+        sharding_child(args.run, json.loads(args.settings), args.out)
+        return
     if args.child:
         child(args.child, args.run, json.loads(args.settings), args.out)
         return
@@ -190,6 +283,16 @@ def main() -> None:
                     "old_policy": "behaviour", "seed": args.seed, "device": "cpu", "tensorboard": False,
                     "save_every": 1000}  # fmt: skip
         env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "TRL_EXPERIMENTAL_SILENCE": "1"}
+        if args.sharding:
+            full = {k: v for k, v in settings.items() if not k.startswith("lora")}
+            full["lr"] = args.lr / 10  # full fine-tuning's default scale
+            results = run_shardings(work, full, env)
+            summary = print_shardings(results)
+            if args.out:
+                args.out.write_text(json.dumps({"settings": full, "store": totals, "results": results, **summary},
+                                               indent=1))  # fmt: skip
+                print(f"wrote {args.out}")
+            return
         results = {}
         for trainer in TRAINERS:
             run = work / trainer
