@@ -11,6 +11,9 @@ throughput, not quality. Sections (each one records its error and the run goes o
               as scripts/bench_rollout.py's `peak_tokens_per_s` does) and the cost of one decode step
     engine    ptrain's HFEngine: B concurrent `generate` calls, against the static figures at the same batch
     train     ptrain's GRPO Trainer (LoRA) for a few steps on a synthetic store, shared prefix on and off
+    sharded   full fine-tuning on the same kind of store under `strategy = "fsdp"` (FSDP2, bfloat16 compute,
+              float32 master weights, a one-process NCCL group) and under `ddp`: tokens/s, peak memory,
+              MFU (6 x parameters x real tokens per second, against the chip's dense bf16 peak)
     rollout   C synthetic agent episodes, async vs lock-step, through HFEngine; the tools are
               `asyncio.sleep`s drawn from a lognormal (no podman on the device), their mean set to the
               measured lock-step generation time per turn
@@ -79,12 +82,13 @@ class Sizes:
     train_tool_tokens: tuple[int, int] = (80, 200)  # tool outputs (2 per episode)
     micro_batch_tokens: tuple[int, ...] = (4096, 16384)  # shared prefix on and off at the first; on at the rest
     lora_rank: int = 16
+    sharded_micro_batch_tokens: int = 16384
 
 
 QUICK = Sizes(layers=4, prompt_tokens=32, new_tokens=8, static_batches=(1, 4), engine_batches=(4,), episodes=(4,),
               turns=2, episode_prompt_tokens=32, turn_tokens=8, tool_tokens=16, groups_per_step=2, samples=2,
               train_steps=2, train_prompt_tokens=40, train_turn_tokens=(8, 16), train_tool_tokens=(8, 24),
-              micro_batch_tokens=(256, 4096), lora_rank=4)  # fmt: skip
+              micro_batch_tokens=(256, 4096), lora_rank=4, sharded_micro_batch_tokens=4096)  # fmt: skip
 
 
 def override(sizes: Sizes, assignments: list[str]) -> Sizes:
@@ -544,6 +548,74 @@ def train_section(out: dict, ctx: dict) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+# dense bfloat16 peak FLOP/s by device name (no sparsity), for MFU; an unknown chip gets no MFU
+PEAK_BF16_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12, "L40S": 362e12, "A10G": 70e12, "L4": 121e12}
+
+
+def peak_flops(device: str) -> float | None:
+    import torch
+
+    if not device.startswith("cuda"):
+        return None
+    name = torch.cuda.get_device_name()
+    return next((flops for chip, flops in PEAK_BF16_FLOPS.items() if chip in name), None)
+
+
+def sharded_section(out: dict, ctx: dict) -> None:
+    """Full fine-tuning under fsdp (FSDP2) and ddp on one device: tokens/s, peak memory, MFU."""
+    import torch
+
+    from ptrain.store import Store
+    from ptrain.train.config import TrainConfig
+    from ptrain.train.loop import Trainer
+
+    sizes, device, report = ctx["sizes"], ctx["device"], ctx["report"]
+    work = Path(tempfile.mkdtemp(prefix="gpu-check-sharded-"))
+    peak = peak_flops(device)
+    out["peak_bf16_flops"] = peak
+    try:
+        out["store"] = build_store(work / "store", ctx)
+        report.save()
+        for strategy in ("fsdp", "ddp"):
+            if report.left() <= 0:
+                out[strategy] = {"skipped": "budget spent"}
+                continue
+            run = work / strategy
+            shutil.copytree(work / "store", run)
+            cfg = TrainConfig(model=str(ctx["checkpoint"]), device="cpu" if device == "cpu" else "cuda",
+                              dtype="bfloat16" if ctx["dtype"] == torch.bfloat16 else "float32", strategy=strategy,
+                              lora=False, groups_per_step=sizes.groups_per_step, max_steps=sizes.train_steps,
+                              lr=2e-6, micro_batch_tokens=sizes.sharded_micro_batch_tokens, tensorboard=False,
+                              save_every=1000, seed=0)  # fmt: skip
+            trainer = Trainer(cfg, run)
+            params = sum(p.numel() for p in trainer.model.parameters())
+            if device.startswith("cuda"):
+                torch.cuda.reset_peak_memory_stats()
+            rows = trainer.train(Store(run))
+            timed = rows[1:] or rows  # the first step warms up kernels and the allocator
+            step_s = sum(r["step_s"] for r in timed) / len(timed)
+            tokens = sum(r["tokens_per_s"] * r["step_s"] for r in timed) / len(timed)  # real tokens, no padding
+            flops = 6 * params * tokens / step_s  # forward 2N, backward 4N per token
+            result = {"params": params, "steps": len(rows), "losses": [r["loss"] for r in rows],
+                      "loss_finite": all(math.isfinite(r["loss"]) for r in rows),
+                      "mean_step_s_after_first": step_s, "tokens_per_step": tokens,
+                      "mean_tokens_per_s_after_first": sum(r["tokens_per_s"] for r in timed) / len(timed),
+                      "model_flops_per_s": flops, "mfu": flops / peak if peak else None,
+                      "grad_norm": [r["grad_norm"] for r in rows], "mismatch": [r["mismatch"] for r in rows]}  # fmt: skip
+            if device.startswith("cuda"):
+                result["peak_cuda_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+            out[strategy] = result
+            mfu = f"{result['mfu']:.1%}" if result["mfu"] is not None else "n/a"
+            print(f"  sharded {strategy}: {result['mean_tokens_per_s_after_first']:8.0f} tok/s, {step_s:.2f} s/step, "
+                  f"MFU {mfu}, peak {result.get('peak_cuda_memory_gib', float('nan')):.2f} GiB, "
+                  f"losses {[round(x, 4) for x in result['losses']]}", flush=True)  # fmt: skip
+            del trainer
+            free(device)
+            report.save()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 # -- the summary -------------------------------------------------------------------------------
 
 
@@ -592,6 +664,14 @@ def summary(results: dict) -> str:
                          f"peak mem {t.get('peak_cuda_memory_gib', float('nan')):.2f} GiB")  # fmt: skip
     if "shared_over_unshared_tokens_per_s" in train:
         lines.append(f"train shared/unshared prefix: {train['shared_over_unshared_tokens_per_s']:.2f}x")
+    for strategy, t in s.get("sharded", {}).items():
+        if isinstance(t, dict) and "losses" in t:
+            mfu = f"{t['mfu']:.1%}" if t.get("mfu") is not None else "n/a"
+            lines.append(f"full fine-tuning {strategy}: {t['mean_tokens_per_s_after_first']:.0f} tok/s, "
+                         f"{t['mean_step_s_after_first']:.2f} s/step, MFU {mfu}, "
+                         f"peak mem {t.get('peak_cuda_memory_gib', float('nan')):.2f} GiB, loss finite {t['loss_finite']}")  # fmt: skip
+        elif isinstance(t, dict) and "skipped" in t:
+            lines.append(f"full fine-tuning {strategy}: {t['skipped']}")
     for name, error in results["errors"].items():
         lines.append(f"ERROR in {name}: {error}")
     skipped = [name for name, sec in s.items() if "skipped" in sec]
@@ -653,6 +733,7 @@ def main() -> None:
         report.run("static", static_section, ctx)
         report.run("engine", engine_section, ctx)
         report.run("train", train_section, ctx)
+        report.run("sharded", sharded_section, ctx)
         report.run("rollout", rollout_section, ctx)
     except Exception as exc:  # making the checkpoint failed: nothing else can run
         report.results["errors"]["setup"] = f"{type(exc).__name__}: {exc}"
