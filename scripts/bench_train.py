@@ -164,26 +164,31 @@ def sharding_child(run: Path, settings: dict, out: Path) -> None:
     import torch
 
     torch.set_num_threads(settings.pop("threads"))
+    from transformers.utils import logging as hf_logging
+
     from ptrain.store import Store
     from ptrain.train.config import TrainConfig
     from ptrain.train.loop import Trainer
     from ptrain.train.sharding import local
+
+    hf_logging.disable_progress_bar()
 
     def nbytes(tensors) -> int:
         return sum(local(t).numel() * local(t).element_size() for t in tensors if t is not None)
 
     trainer = Trainer(TrainConfig(trainer="ptrain", lora=False, **settings), run)
     memory = {"params_mb": nbytes(trainer.params) / 2**20}
-    step = trainer.optimizer.step
+    optimizer = getattr(trainer.optimizer, "optimizer", trainer.optimizer)  # under accelerate's wrapper
 
-    def measured_step(*args, **kwargs):
+    def before_step(opt, args, kwargs) -> None:
         memory["grads_mb"] = nbytes(p.grad for p in trainer.params) / 2**20
-        result = step(*args, **kwargs)
-        states = [v for state in trainer.optimizer.state.values() for v in state.values() if torch.is_tensor(v)]
-        memory["optimizer_mb"] = nbytes(states) / 2**20
-        return result
 
-    trainer.optimizer.step = measured_step
+    def after_step(opt, args, kwargs) -> None:
+        states = [v for state in opt.state.values() for v in state.values() if torch.is_tensor(v)]
+        memory["optimizer_mb"] = nbytes(states) / 2**20
+
+    optimizer.register_step_pre_hook(before_step)
+    optimizer.register_step_post_hook(after_step)
     rows = trainer.train(Store(run))
     for row in rows:
         row["real_tokens"] = round(row["tokens_per_s"] * row["step_s"])
@@ -203,7 +208,7 @@ def run_shardings(work: Path, settings: dict, env: dict) -> dict:
         launcher = [sys.executable] if processes == 1 else [
             sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}"]  # fmt: skip
         child_settings = {**settings, "strategy": strategy}
-        subprocess.run([*launcher, __file__, "--child", "sharding", "--run", str(run), "--out", str(out),
+        subprocess.run([*launcher, __file__, "--child", "sharding", "--run-dir", str(run), "--out", str(out),
                         "--settings", json.dumps(child_settings)], env=env, check=True)  # fmt: skip
         ranks = [json.loads(out.with_name(f"{name}-rank{r}.json").read_text()) for r in range(processes)]
         rows = ranks[0]["rows"]
@@ -258,14 +263,14 @@ def main() -> None:
     parser.add_argument("--sharding", action="store_true", help="full fine-tuning under ddp and fsdp, 1 and 2 "
                         "processes: memory per rank, tokens/s, losses (instead of ptrain vs TRL)")  # fmt: skip
     parser.add_argument("--child", choices=(*TRAINERS, "sharding"), help=argparse.SUPPRESS)
-    parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--run-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--settings", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "sharding":
-        sharding_child(args.run, json.loads(args.settings), args.out)
+        sharding_child(args.run_dir, json.loads(args.settings), args.out)
         return
     if args.child:
-        child(args.child, args.run, json.loads(args.settings), args.out)
+        child(args.child, args.run_dir, json.loads(args.settings), args.out)
         return
 
     import torch
@@ -298,7 +303,7 @@ def main() -> None:
             run = work / trainer
             shutil.copytree(work / "store", run)  # a fresh run each: neither resumes the other's checkpoints
             out = work / f"{trainer}.json"
-            command = [sys.executable, __file__, "--child", trainer, "--run", str(run), "--out", str(out),
+            command = [sys.executable, __file__, "--child", trainer, "--run-dir", str(run), "--out", str(out),
                        "--settings", json.dumps(settings)]  # fmt: skip
             subprocess.run(command, env=env, check=True)
             results[trainer] = summarise(json.loads(out.read_text()))

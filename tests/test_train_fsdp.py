@@ -115,6 +115,22 @@ def test_full_fine_tuning_at_a_small_learning_rate_in_bfloat16_compute_changes_t
     assert changed / total > 0.5, changed / total
 
 
+@pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
+def test_lora_in_bfloat16_compute_keeps_the_frozen_base_in_bfloat16_and_the_adapters_float32(
+    model_path, tokenizer, tmp_path, strategy
+):
+    """The base is never updated, so it needs no float32 copy (half a 7B model's memory); the adapters do."""
+    store = fill_store(tmp_path / "run", tokenizer, tasks=2, samples=2)
+    trainer = Trainer(small(model=str(model_path), dtype="bfloat16", strategy=strategy, max_steps=1), tmp_path / "run")
+    frozen = [p for p in trainer.model.parameters() if not p.requires_grad]
+    assert frozen and all(p.dtype == torch.bfloat16 for p in frozen)
+    assert trainer.params and all(p.dtype == torch.float32 for p in trainer.params)
+    before = [p.detach().clone() for p in trainer.params]
+    rows = trainer.train(store)
+    assert torch.isfinite(torch.tensor(rows[0]["loss"]))
+    assert any(not torch.equal(p.detach(), b) for p, b in zip(trainer.params, before, strict=True))
+
+
 def test_online_training_refuses_to_run_under_torchrun(tmp_path, monkeypatch):
     import asyncio
 

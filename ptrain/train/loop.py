@@ -19,7 +19,8 @@ Each rank's loss is already divided by the update-wide totals (tokens, episodes)
 ranks' gradients is exactly the gradient of the whole batch's loss, however unevenly groups fall.
 How the ranks share the weights is the `strategy` (ptrain/train/sharding.py): `ddp`, a replica on
 each rank and one flat gradient all-reduce per update, or `fsdp`, FSDP2 shards with the gradients
-reduce-scattered in the backward pass. The weights are float32 in both; `dtype` is the compute dtype.
+reduce-scattered in the backward pass. The weights the optimizer updates are float32 in both (LoRA's
+frozen base is kept in the compute dtype); `dtype` is the compute dtype.
 accelerate provides the devices and the process group (gloo on CPU under torchrun, NCCL on GPUs).
 """
 
@@ -86,7 +87,7 @@ class Trainer:
         self.acc = accelerator or Accelerator(cpu=cpu)  # the autocast is ours (below): accelerate's is process-wide
         self.rank, self.world = self.acc.process_index, self.acc.num_processes
         seed_everything(cfg.seed)  # every rank draws the same LoRA initialisation
-        self.model, self.tokenizer = load_policy(cfg, self.acc.device)  # float32: the master weights
+        self.model, self.tokenizer = load_policy(cfg, self.acc.device)  # trainable weights float32: the master copy
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.score = Scorer(self.model)  # the forward every pass goes through (FSDP2's root under fsdp)
         if self.sharded:

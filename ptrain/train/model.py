@@ -23,6 +23,7 @@ copy (ptrain/train/sharding.py says how bfloat16 compute is layered on top).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 from pathlib import Path
 
@@ -47,7 +48,11 @@ def load_policy(cfg, device: torch.device | str):
 
     path = resolve_model(cfg.model)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device)  # master weights
+    frozen_base = cfg.lora or bool(cfg.init)
+    # what the optimizer updates is float32 (the master weights); LoRA's frozen base is kept in the
+    # compute dtype (half the memory under bfloat16), its adapters float32 (peft's autocast_adapter_dtype)
+    dtype = getattr(torch, cfg.compute_dtype(torch.device(device).type == "cpu")) if frozen_base else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
     model.config.use_cache = False
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -161,12 +166,13 @@ def _suffix_hidden(decoder, input_ids: torch.Tensor, attention_mask: torch.Tenso
 
     rows = input_ids.shape[0]
     cache = DynamicCache()
-    decoder(input_ids=input_ids[:1, :prefix_len], past_key_values=cache, use_cache=True)
+    arg = "cache" if "cache" in inspect.signature(decoder.forward).parameters else "past_key_values"  # by version
+    decoder(input_ids=input_ids[:1, :prefix_len], use_cache=True, **{arg: cache})
     cache.batch_repeat_interleave(rows)  # repeat_interleave: differentiable, one gradient into the prefix
     suffix = input_ids[:, prefix_len:]
     positions = torch.arange(prefix_len, input_ids.shape[1], device=input_ids.device).expand(rows, -1)
-    out = decoder(input_ids=suffix, attention_mask=attention_mask, past_key_values=cache, position_ids=positions,
-                  use_cache=True)  # fmt: skip
+    out = decoder(input_ids=suffix, attention_mask=attention_mask, position_ids=positions, use_cache=True,
+                  **{arg: cache})  # fmt: skip
     return out.last_hidden_state
 
 

@@ -14,6 +14,8 @@ and `dtype` is the dtype the forward and backward passes compute in ("auto": bfl
 float32 on a CPU). Under ddp the bfloat16 compute is autocast; under fsdp it is FSDP2's
 `MixedPrecisionPolicy`: bfloat16 copies of the gathered weights, gradients reduced in float32.
 Updating bfloat16 weights directly would round most updates of a small learning rate to nothing.
+Under LoRA only the adapters are updated: they are float32, the frozen base is loaded in the
+compute dtype (a 7B model's base is 15 GB in bfloat16, not 30).
 
 The forward pass goes through the root module: `Scorer` (ptrain/train/model.py) wraps the policy,
 so FSDP2's root hooks gather the embedding, final norm and output layer that the layers' own units
@@ -23,8 +25,8 @@ and the shared-prefix computation is off (it calls the layers twice, a different
 collectives on ranks whose micro-batches share a prefix and ranks whose do not).
 
 A sharded checkpoint is written with `torch.distributed.checkpoint`: every rank writes its own
-shards of the trainable weights and of the optimizer state into one directory, read back by the
-same number of ranks or another. A LoRA run also writes the whole adapter (small, gathered), so
+shards of the trainable weights and of the optimizer state into one directory, each rank reading
+its own back on resume (tested with the same number of ranks). A LoRA run also writes the whole adapter (small, gathered), so
 `--init`, the engines and `ptrain train export` read it as they read a replica's; for full
 fine-tuning `export` assembles the shards into a plain transformers checkpoint.
 """
