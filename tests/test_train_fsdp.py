@@ -199,3 +199,14 @@ def test_the_output_layers_logits_are_recomputed_in_the_backward_pass_not_kept()
     (-expected.sum()).backward()
     for got, want in zip(recomputed, [p.grad for p in model.parameters()], strict=True):
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-4)
+
+
+def test_the_worked_7b_config_in_the_docs_is_a_valid_train_config(tmp_path):
+    """docs/training.md's TOML block loads with every key known and every value accepted."""
+    from ptrain.train.config import load_train_config
+
+    text = (Path(__file__).parents[1] / "docs" / "training.md").read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "train-7b.toml").write_text(block)
+    cfg = load_train_config(tmp_path / "train-7b.toml")
+    assert (cfg.strategy, cfg.lora, cfg.gradient_checkpointing) == ("fsdp", False, True)
