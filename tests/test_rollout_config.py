@@ -80,3 +80,18 @@ def test_auto_action_format_is_bash_with_a_shell_and_json_calls_otherwise():
     assert resolve_action_format("auto", [BashTool(), EditorTool(), SubmitTool()]) == "bash"
     assert resolve_action_format("auto", [EditorTool(), SubmitTool()]) == "hermes"  # e.g. cad: no shell
     assert resolve_action_format("hermes", [BashTool(), SubmitTool()]) == "hermes"  # a choice is kept
+
+
+def test_a_running_rollouts_rates_are_over_its_time_so_far_never_over_zero_seconds():
+    """A snapshot taken before the rollout ended once showed 294 tokens over 1e-9 s: 2.94e11 tokens/s."""
+    import time
+
+    from ptrain.rollout.progress import RolloutReport
+
+    report = RolloutReport(model_tokens=294)
+    assert report.as_dict()["tokens_per_s"] is None  # not started: no rate
+    report.started = time.monotonic() - 2.0
+    running = report.as_dict()
+    assert 100 < running["tokens_per_s"] <= 147 and running["wall_s"] >= 2.0
+    report.wall_s = 3.0  # ended
+    assert report.as_dict()["tokens_per_s"] == 98.0

@@ -8,6 +8,7 @@ fraction) derived there from the counts, never stored twice.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +31,8 @@ class RolloutReport:
     verify_errors: int = 0
     model_tokens: int = 0
     tool_s: float = 0.0
-    wall_s: float = 0.0
+    wall_s: float = 0.0  # set when the rollout ends
+    started: float | None = None  # time.monotonic() at its start: a running rollout's rates are over the time so far
     engine_busy_s: float = 0.0
     demand_s: float = 0.0  # seconds with at least one episode waiting on the engine
 
@@ -38,8 +40,15 @@ class RolloutReport:
     def finished(self) -> int:
         return sum(self.statuses.values())
 
+    def elapsed(self) -> float:
+        """The rollout's wall time: all of it once it ended, so far while it runs, 0 before it starts."""
+        if self.wall_s or self.started is None:
+            return self.wall_s
+        return time.monotonic() - self.started
+
     def as_dict(self) -> dict[str, Any]:
-        wall = max(self.wall_s, 1e-9)
+        wall = self.elapsed()
+        rate = (lambda x: x / wall) if wall > 0 else (lambda x: None)  # noqa: E731  no time yet: no rate
         return {
             "planned": self.planned,
             "skipped": self.skipped,
@@ -53,12 +62,12 @@ class RolloutReport:
             "mean_reward": self.reward_sum / self.verified if self.verified else None,
             "verify_errors": self.verify_errors,
             "model_tokens": self.model_tokens,
-            "wall_s": self.wall_s,
-            "episodes_per_min": 60 * self.finished / wall,
-            "tokens_per_s": self.model_tokens / wall,
+            "wall_s": wall,
+            "episodes_per_min": rate(60 * self.finished),
+            "tokens_per_s": rate(self.model_tokens),
             "tool_s": self.tool_s,
             "engine_busy_s": self.engine_busy_s,
             "demand_s": self.demand_s,
             "engine_busy_fraction": self.engine_busy_s / self.demand_s if self.demand_s else None,
-            "engine_utilisation": self.engine_busy_s / wall,
+            "engine_utilisation": rate(self.engine_busy_s),
         }

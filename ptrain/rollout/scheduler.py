@@ -120,7 +120,7 @@ class Rollout:
         return todo
 
     async def run(self) -> RolloutReport:
-        started = time.monotonic()
+        started = self.report.started = time.monotonic()
         busy_before = self.engine.stats().busy_s
         todo = self.plan()
         if self.config.verify:
