@@ -13,7 +13,7 @@ import asyncio
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ptrain.episode import StoredVerdict, StoreError
@@ -81,7 +81,37 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
+        """Nothing wrong was found (a task without gold can be ok; `status` tells it apart)."""
         return not self.problem and self.gold in (None, 1.0) and self.noop == 0.0 and not any(self.probes.values())
+
+    @property
+    def status(self) -> str:
+        """ "passed" (gold 1, no-op 0, probes 0), "no gold" (nothing to prove the tests passable) or "failed"."""
+        if not self.ok:
+            return "failed"
+        return "no gold" if self.gold is None else "passed"
+
+    def as_dict(self) -> dict:
+        return {"task": self.task.id, "split": self.task.split, "category": self.task.category,
+                "difficulty": self.task.difficulty, "status": self.status, "gold": self.gold, "noop": self.noop,
+                "probes": self.probes, "problem": self.problem}  # fmt: skip
+
+
+def failure_reason(details: Mapping, limit: int = 1200) -> str:
+    """Why a verdict came out as it did, readably: the verifier's own words (tampered, error, reason),
+    else pytest's short summary (its FAILED and ERROR lines, or the assertion's E lines), else the details."""
+    parts = [str(details[key]) for key in ("tampered", "error", "reason") if details.get(key)]
+    output = details.get("output")
+    if isinstance(output, str):
+        lines = output.splitlines()
+        summary = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+        summary = summary or [line.strip() for line in lines if line.startswith("E ")]
+        if summary:
+            parts.append(" | ".join(summary[-8:]))
+    if not parts and details.get("failed"):
+        parts.append("failed: " + ", ".join(map(str, list(details["failed"])[:10])))
+    text = "; ".join(parts) or str(dict(details))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def probes_of(taskpack: Taskpack, task: Task) -> list[Probe]:
@@ -122,9 +152,9 @@ async def check_one(
         return CheckResult(task, None, None, f"{type(e).__name__}: {e}", scores)
     problem = ""
     if gold is not None and gold.reward != 1.0:
-        problem = f"gold scored {gold.reward:g}: {str(dict(gold.details))[:300]}"
+        problem = f"gold scored {gold.reward:g}: {failure_reason(gold.details)}"
     elif noop.reward != 0.0:
-        problem = f"no-op scored {noop.reward:g}"
+        problem = f"no-op scored {noop.reward:g}: {failure_reason(noop.details, 300)}"
     elif any(scores.values()):
         problem = "probes scored: " + ", ".join(f"{n} {r:g}" for n, r in scores.items() if r)
     return CheckResult(task, gold.reward if gold else None, noop.reward, problem, scores)
@@ -163,13 +193,18 @@ async def check_taskpack(
     on_result: Callable[[CheckResult], None] = lambda r: None,
     probes: bool = True,
     only: Sequence[str] = (),
+    timeout_s: float | None = None,
 ) -> list[CheckResult]:
+    """Every task checked, `concurrency` at once; a task that takes longer than `timeout_s` fails saying so."""
     duplicates = {task_id for task_id, n in Counter(task.id for task in tasks).items() if n > 1}
     gate = asyncio.Semaphore(concurrency)
 
     async def one(task: Task) -> CheckResult:
         async with gate:
-            result = await check_one(taskpack, task, pools, probes, only)
+            try:
+                result = await asyncio.wait_for(check_one(taskpack, task, pools, probes, only), timeout_s)
+            except TimeoutError:
+                result = CheckResult(task, None, None, f"the check took longer than {timeout_s:g} s (--timeout-s)")
             if task.id in duplicates:
                 result = CheckResult(task, result.gold, result.noop, f"duplicate task id {task.id}", result.probes)
             on_result(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -85,3 +86,19 @@ def test_taskpacks_check_with_an_unknown_probe_names_the_known_ones_and_runs_not
     )
     assert done.returncode == 2 and "no probe named no-such-probe" in done.stderr + done.stdout
     assert "hookwrapper" in done.stderr + done.stdout and "Traceback" not in done.stderr
+
+
+def test_taskpacks_check_selects_by_category_and_tier_and_reports_json():
+    done = ptrain("taskpacks", "check", "terminal-coding", "--category", "git", "--difficulty", "easy",
+                  "--split", "test", "--no-probes", "--timeout-s", "300", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["passed"] == len(report["results"]) >= 1 and report["failed"] == report["no_gold"] == 0
+    assert {(r["category"], r["difficulty"], r["split"], r["status"]) for r in report["results"]} == {
+        ("git", "easy", "test", "passed")
+    }
+
+
+def test_taskpacks_check_with_nothing_selected_is_an_error():
+    done = ptrain("taskpacks", "check", "terminal-coding", "--category", "no-such-category")
+    assert done.returncode == 2 and "no task of terminal-coding matches" in done.stderr + done.stdout

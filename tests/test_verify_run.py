@@ -96,3 +96,32 @@ async def test_reverify_skips_and_reports_a_damaged_artifact(tmp_path, podman_ur
         assert "2 verified" in done.stdout and "1 skipped" in done.stdout
         assert damaged.episode_id in done.stdout and "damaged" in done.stdout
         assert set(Store(store.path).latest_verdicts()) == {episodes[0].episode_id, episodes[2].episode_id}
+
+
+def test_a_task_without_gold_is_not_counted_as_passed():
+    from ptrain.taskpack import Task
+    from ptrain.verify import CheckResult
+
+    task = Task(id="t", instruction="p", category="c", difficulty="easy", split="test")
+    assert CheckResult(task, None, 0.0).status == "no gold" and CheckResult(task, None, 0.0).ok
+    assert CheckResult(task, 1.0, 0.0).status == "passed"
+    assert CheckResult(task, 0.0, 0.0, "gold scored 0").status == "failed"
+    assert CheckResult(task, None, 0.0, probes={"forged-report": 1.0}).status == "failed"
+
+
+def test_a_failure_reason_is_pytests_short_summary_not_the_details_cut_at_300_characters():
+    from ptrain.verify import failure_reason
+
+    output = (
+        '"""Subprocesses with accessible I/O streams\n'
+        + "x" * 3000
+        + (
+            "\nE       assert 3 == 4\n=========================== short test summary info ==========\n"
+            "FAILED tests/test_outputs.py::test_count - assert 3 == 4\n1 failed, 2 passed in 0.10s\n"
+        )
+    )
+    reason = failure_reason({"exit_code": 1, "output": output, "failed": ["tests/test_outputs.py::test_count"]})
+    assert reason == "FAILED tests/test_outputs.py::test_count - assert 3 == 4"
+    assert failure_reason({"output": "E   AssertionError: no file\n"}) == "E   AssertionError: no file"
+    assert failure_reason({"error": "hidden tests timed out after 60 s", "output": ""}).startswith("hidden tests")
+    assert len(failure_reason({"x": "y" * 5000})) == 1200

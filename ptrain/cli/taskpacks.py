@@ -78,35 +78,53 @@ def check(
     name: str,
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     split: list[str] = typer.Option(list(tp.SPLITS), "--split", help="Splits to check (repeatable)."),
+    category: list[str] = typer.Option([], "--category", help="Only these categories (repeatable)."),
+    difficulty: list[str] = typer.Option([], "--difficulty", help="Only these tiers (repeatable)."),
     sample: int | None = typer.Option(None, help="Check a random sample of this many tasks."),
     seed: int = typer.Option(0, help="Seed of the sample."),
     concurrency: int = typer.Option(4, help="Tasks checked at once."),
     probes: bool = typer.Option(True, "--probes/--no-probes", help="Replay the adversarial probes too."),
     probe: list[str] = typer.Option([], "--probe", help="Only these probes (repeatable)."),
+    timeout_s: float | None = typer.Option(None, "--timeout-s", help="A task's whole check fails after this long."),
+    require_gold: bool = typer.Option(False, "--require-gold", help="Fail on a task that has no gold solution."),
+    as_json: bool = output.JSON_OPTION,
 ) -> None:
-    """Prove the verifier: for every task, gold must score 1, a no-op 0, and every adversarial probe 0."""
+    """Prove the verifier: for every task, gold must score 1, a no-op 0, and every adversarial probe 0.
+
+    A task without a gold solution is "no gold": its tests were never shown passable, so it is not
+    counted as passed (and fails the check under --require-gold)."""
     pack = tp.load(name)
-    tasks = select_tasks(pack, split, task, sample, seed)
+    tasks = select_tasks(pack, split, task, sample, seed, category, difficulty)
+    if not tasks:
+        raise tp.ConfigError(f"no task of {name} matches the selection", fix="see `ptrain taskpacks show NAME`")
     known = {p.name for t in tasks for p in probes_of(pack, t)}
     if unknown := sorted(set(probe) - known):
         raise tp.ConfigError(f"no probe named {', '.join(unknown)} for these tasks (known: {', '.join(sorted(known))})")
     runtime.ensure_service()
 
     async def run() -> list[CheckResult]:
-        with Progress(console=console, transient=True) as progress:
+        with Progress(console=console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"checking {len(tasks)} tasks of {name}", total=len(tasks))
             async with PoolSet(size=min(concurrency, 4), max_active=2 * concurrency) as pools:
-                return await check_taskpack(
-                    pack, tasks, pools, concurrency, lambda r: progress.advance(bar), probes, probe
-                )
+                return await check_taskpack(pack, tasks, pools, concurrency, lambda r: progress.advance(bar), probes,
+                                            probe, timeout_s)  # fmt: skip
 
     results = sorted(asyncio.run(run()), key=lambda r: r.task.id)
+    counted = Counter(r.status for r in results)
+    failing = counted["failed"] + (counted["no gold"] if require_gold else 0)
+    if as_json:
+        print(json.dumps({"taskpack": name, "results": [r.as_dict() for r in results], **{
+            k.replace(" ", "_"): counted[k] for k in ("passed", "failed", "no gold")}}, indent=1))  # fmt: skip
+        if failing:
+            raise typer.Exit(1)
+        return
     table = Table(title=f"{name}: gold must score 1, no-op 0, every probe 0")
     for col in ("task", "category", "difficulty", "gold", "no-op", "probes at 0", ""):
         table.add_column(col)
     fmt = lambda v: "-" if v is None else f"{v:g}"  # noqa: E731
+    marks = {"passed": "[green]✓[/]", "no gold": "[yellow]no gold: not checked against a solution[/]"}
     for r in results:
-        mark = "[green]✓[/]" if r.ok else f"[red]✗ {escape(r.problem)}[/]"
+        mark = marks.get(r.status) or f"[red]✗ {escape(r.problem)}[/]"
         at_zero = f"{sum(v == 0 for v in r.probes.values())}/{len(r.probes)}" if r.probes else "-"
         table.add_row(r.task.id, r.task.category, r.task.difficulty, fmt(r.gold), fmt(r.noop), at_zero, mark)
     console.print(table)
@@ -123,9 +141,11 @@ def check(
             probes_table.add_row(probe_name, str(len(rewards)), str(scored), f"{max(rewards):g}",
                                  "[green]✓[/]" if not scored else "[red]✗[/]")  # fmt: skip
         console.print(probes_table)
-    failed = [r for r in results if not r.ok]
-    console.print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    if failed:
+    line = f"{counted['passed']} passed, {counted['failed']} failed"
+    if counted["no gold"]:
+        line += f", {counted['no gold']} without gold" + (" (--require-gold: failing)" if require_gold else "")
+    console.print(line)
+    if failing:
         raise typer.Exit(1)
 
 
