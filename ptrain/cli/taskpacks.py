@@ -189,6 +189,52 @@ def import_harbor(
         raise typer.Exit(1)
 
 
+@app.command("import-cad")
+def import_cad(
+    src: Path = typer.Argument(
+        ..., help="A folder of task YAMLs (ptrain's or CadEval's schema), a CadEval checkout, or one YAML file."
+    ),  # fmt: skip
+    dest: Path | None = typer.Option(
+        None, help="Where they go (default: $PTRAIN_CAD_IMPORT_DIR or ~/.cache/ptrain/imported/cad)."
+    ),
+    split: str = typer.Option("test", help="The split imported tasks go to; '' keeps each file's own."),
+    as_json: bool = output.JSON_OPTION,
+) -> None:
+    """Import CAD benchmark tasks (a description and a reference STL each) into the cad taskpack."""
+    try:
+        from ptrain_cad.imported import import_dir, import_tasks
+    except ImportError as e:
+        raise tp.ConfigError(f"import-cad needs the cad taskpack ({e})", fix="pip install -e taskpacks/cad") from e
+    if split and split not in tp.SPLITS:
+        raise tp.ConfigError(f"--split {split!r} is not one of {tp.SPLITS}")
+    if not src.exists():
+        raise tp.ConfigError(f"{src} does not exist")
+    target = dest or import_dir()
+    results = import_tasks(src, target, split)
+    refused = [r for r in results if r.error]
+    if as_json:
+        print(json.dumps({"dest": str(target), "results": [r.as_dict() for r in results]}, indent=1))
+    else:
+        table = Table(title=f"CAD tasks imported into {target}")
+        for col in ("file", "task", "split", ""):
+            table.add_column(col, overflow="fold")
+        for r in results:
+            mark = (f"[red]✗ refused: {escape(r.error)}[/]" if r.error else
+                    "\n".join(f"[yellow]! {escape(w)}[/]" for w in r.warnings) or "[green]✓[/]")  # fmt: skip
+            table.add_row(escape(r.source.name), r.task_id, r.split, mark)
+        console.print(table)
+        warned = sum(1 for r in results if r.warnings and not r.error)
+        console.print(f"{len(results) - len(refused)} imported ({warned} with warnings), {len(refused)} refused")
+        if target != import_dir():
+            console.print(
+                f"the cad taskpack reads imports from {import_dir()}: set PTRAIN_CAD_IMPORT_DIR={target}"
+            )
+    if not results:
+        raise tp.ConfigError(f"no task YAML in {src} (nor in {src / 'tasks'})")
+    if refused:
+        raise typer.Exit(1)
+
+
 @app.command("import-financial")
 def import_financial(
     files: list[Path] = typer.Argument(..., help="FinQA- or TAT-QA-shaped JSON files (e.g. their test sets)."),
