@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -98,5 +99,43 @@ def test_import_financial_command_copies_files_and_refuses_other_json(tmp_path):
     assert (tmp_path / "imp" / "finqa_sample.json").is_file() and "questions" in done.output
     bad = tmp_path / "bad.json"
     bad.write_text('{"hello": 1}')
-    refused = runner.invoke(app, ["taskpacks", "import-financial", str(bad), "--dest", str(tmp_path / "imp")])
-    assert refused.exit_code != 0 and "not a FinQA or TAT-QA file" in str(refused.exception)
+    refused = runner.invoke(app, ["taskpacks", "import-financial", str(bad), str(fixtures / "tatqa_sample.json"),
+                                  "--dest", str(tmp_path / "imp"), "--json"])  # fmt: skip
+    assert refused.exit_code == 1  # the bad file refused, the good one imported all the same
+    rows = {Path(r["file"]).name: r for r in json.loads(refused.output)["results"]}
+    assert rows["bad.json"]["status"] == "refused" and "not a FinQA or TAT-QA file" in rows["bad.json"]["error"]
+    assert rows["tatqa_sample.json"]["status"] == "imported" and (tmp_path / "imp" / "tatqa_sample.json").is_file()
+
+
+def test_a_gold_that_cannot_pass_its_own_scoring_is_reported_at_import(tmp_path):
+    from ptrain_financial_docs.imported import unpassable
+
+    data = json.loads((FIXTURES / "tatqa_sample.json").read_text())
+    question = dict(data[0]["questions"][3], uid="q-semicolon", answer=["Services; Licensing", "Hardware"])
+    data[0]["questions"] = [data[0]["questions"][3], question]
+    (tmp_path / "odd.json").write_text(json.dumps(data))
+    tasks = load_file(tmp_path / "odd.json")
+    assert [t.id for t in unpassable(tasks)] == ["imported/tatqa/q-semicolon"]
+
+
+def test_a_multi_span_gold_whose_spans_hold_commas_passes_its_own_scoring():
+    """TAT-QA's "Europe, Middle East and Africa" is one span: 80 of its golds could never pass before."""
+    from ptrain_financial_docs.imported import tatqa_gold
+
+    gold, shown = tatqa_gold({"answer": ["Europe, Middle East and Africa", "Americas"], "answer_type": "multi-span"})
+    assert shown == "Europe, Middle East and Africa; Americas" and score(shown, gold)["passed"]
+    assert not score("Europe; Middle East; Africa; Americas", gold)["passed"]
+    assert not score("Europe, Middle East and Africa; Americas; Asia", gold)["passed"]
+
+
+def test_a_bad_file_in_the_import_directory_is_skipped_with_a_warning(tmp_path):
+    import warnings
+
+    from ptrain_financial_docs.imported import FinancialImportWarning
+
+    shutil.copy(FIXTURES / "tatqa_sample.json", tmp_path / "good.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tasks = load_imported(tmp_path)
+    assert len(tasks) == 6 and [w.category for w in caught] == [FinancialImportWarning]

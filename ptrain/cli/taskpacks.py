@@ -226,9 +226,7 @@ def import_cad(
         warned = sum(1 for r in results if r.warnings and not r.error)
         console.print(f"{len(results) - len(refused)} imported ({warned} with warnings), {len(refused)} refused")
         if target != import_dir():
-            console.print(
-                f"the cad taskpack reads imports from {import_dir()}: set PTRAIN_CAD_IMPORT_DIR={target}"
-            )
+            console.print(f"the cad taskpack reads imports from {import_dir()}: set PTRAIN_CAD_IMPORT_DIR={target}")
     if not results:
         raise tp.ConfigError(f"no task YAML in {src} (nor in {src / 'tasks'})")
     if refused:
@@ -241,20 +239,44 @@ def import_financial(
     dest: Path | None = typer.Option(
         None, help="Where they go (default: $PTRAIN_FINANCIAL_IMPORT_DIR or ~/.cache/ptrain/imported/financial-docs)."
     ),
+    as_json: bool = output.JSON_OPTION,
 ) -> None:
     """Import FinQA / TAT-QA question files into financial-docs as held-out test tasks."""
     try:
-        from ptrain_financial_docs.imported import import_dir, import_file
+        from ptrain_financial_docs.imported import import_dir, import_file, unpassable
     except ImportError as e:
         raise tp.ConfigError(
             f"import-financial needs the financial-docs taskpack ({e})", fix="pip install -e taskpacks/financial-docs"
         ) from e
     target = dest or import_dir()
+    rows = []
     for path in files:
+        row = {"file": str(path), "questions": 0, "status": "refused", "unpassable": [], "error": ""}
+        rows.append(row)
         try:
             tasks = import_file(path, target)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise tp.ConfigError(f"{path} is not a FinQA or TAT-QA file: {type(e).__name__}: {e}") from e
-        console.print(f"[green]✓[/] {escape(str(path))}: {len(tasks)} questions → {escape(str(target))}")
-    if target != import_dir():
-        console.print(f"financial-docs reads imports from {import_dir()}: set PTRAIN_FINANCIAL_IMPORT_DIR={target}")
+        except tp.ConfigError as e:
+            row["error"] = str(e)
+            continue
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            row["error"] = f"not a FinQA or TAT-QA file: {type(e).__name__}: {e}"
+            continue
+        row["questions"], row["unpassable"] = len(tasks), [t.id for t in unpassable(tasks)]
+        row["status"] = "imported with warnings" if row["unpassable"] else "imported"
+    if as_json:
+        print(json.dumps({"dest": str(target), "results": rows}, indent=1))
+    else:
+        for row in rows:
+            name = escape(row["file"])
+            if row["error"]:
+                console.print(f"[red]✗[/] {name}: refused: {escape(row['error'])}")
+                continue
+            console.print(f"[green]✓[/] {name}: {row['questions']} questions → {escape(str(target))}")
+            if row["unpassable"]:
+                shown = ", ".join(row["unpassable"][:5]) + (", ..." if len(row["unpassable"]) > 5 else "")
+                console.print(f"  [yellow]! {len(row['unpassable'])} golds do not pass their own scoring (no answer "
+                              f"can earn them; --json lists them): {escape(shown)}[/]")  # fmt: skip
+        if target != import_dir():
+            console.print(f"financial-docs reads imports from {import_dir()}: set PTRAIN_FINANCIAL_IMPORT_DIR={target}")
+    if any(row["error"] for row in rows):
+        raise typer.Exit(1)

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,9 @@ def task_of(
         f"{question}\n\nThe filing excerpt this question is about is in /workspace/filings (document {doc}). "
         "Use read, tables, search and python, then submit the answer with its unit."
     )
-    meta = {"gold": gold, "display": display, "doc": doc, "source": source, "scoring": mode}
+    # a gold no answer can match (a TAT-QA multi-span answer whose spans hold commas or "and") is flagged
+    passes = score(display, {**gold, "mode": mode})["passed"]
+    meta = {"gold": gold, "display": display, "doc": doc, "source": source, "scoring": mode, "gold_passes": passes}
     return Task(f"imported/{source}/{key}", instruction, source, difficulty, "test", files=files, metadata=meta)
 
 
@@ -201,11 +204,28 @@ def load_file(path: Path) -> list[Task]:
 
 
 def load_imported(directory: Path | None = None) -> list[Task]:
-    """Every task of every FinQA or TAT-QA file in the import directory (none if it does not exist)."""
+    """Every task of every FinQA or TAT-QA file in the import directory (none if it does not exist);
+    a file that cannot be read is skipped with a warning naming it."""
     directory = directory or import_dir()
     if not directory.is_dir():
         return []
-    return [task for path in sorted(directory.glob("*.json")) for task in load_file(path)]
+    tasks = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            tasks += load_file(path)
+        except (ConfigError, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            warnings.warn(f"financial import {path}: {type(e).__name__}: {e} (skipped; the other files are loaded)",
+                          FinancialImportWarning, stacklevel=2)  # fmt: skip
+    return tasks
+
+
+class FinancialImportWarning(UserWarning):
+    """An imported file of questions that could not be loaded."""
+
+
+def unpassable(tasks: list[Task]) -> list[Task]:
+    """The tasks whose gold answer does not pass its own scoring: no answer can earn their reward."""
+    return [task for task in tasks if not task.metadata.get("gold_passes", True)]
 
 
 def import_file(path: Path, dest: Path | None = None) -> list[Task]:

@@ -72,6 +72,7 @@ SCALE_SUFFIX = re.compile(r"^\s*\)?\s*(" + "|".join(sorted(SCALES, key=len, reve
 PAREN_SUFFIX = re.compile(r"^\s*(?:%|[a-z]+)?\s*\)", re.I)
 CURRENCY_NEAR = re.compile(rf"{CURRENCY}\s*[-−–(]?\s*$", re.I)
 SPAN_SEPARATOR = re.compile(r"[\n;|]|(?<!\d),|,(?!\d{3}(?!\d))")
+COARSE_SEPARATOR = re.compile(r"[\n;|]")  # spans that may hold commas
 JOINER = re.compile(r"^\s*(?:and|&)\s+|^\s*[-*•]\s+(?=\D)", re.I)
 YES = {"yes", "true", "correct", "y"}
 NO = {"no", "false", "incorrect", "n"}
@@ -227,14 +228,22 @@ def piece_readings(piece: str) -> list[list[str]]:
 
 def segmentations(answer: str) -> list[list[str]]:
     """Ways to read an answer as a list of spans: split at newlines, semicolons and commas (not the
-    ones inside "1,496"), and at any " and " or none ("Sales and marketing" may stay whole)."""
-    pieces = [JOINER.sub("", p).strip().rstrip(".").strip() for p in SPAN_SEPARATOR.split(answer.strip())]
-    options = [piece_readings(p) for p in pieces if p]
-    if math.prod(len(o) for o in options) > MAX_SEGMENTATIONS:
-        choices = [[o[0] for o in options], [o[-1] for o in options]]
-    else:
-        choices = list(itertools.product(*options))
-    return [[s.strip() for part in choice for s in part if s.strip()] for choice in choices]
+    ones inside "1,496"), and at any " and " or none ("Sales and marketing" may stay whole). An answer
+    with semicolons or newlines is also read split at those alone, so a span may hold commas
+    ("Europe, Middle East and Africa; Americas")."""
+    readings = [SPAN_SEPARATOR.split(answer.strip())]
+    if COARSE_SEPARATOR.search(answer.strip()):
+        readings.append(COARSE_SEPARATOR.split(answer.strip()))
+    out = []
+    for split in readings:
+        pieces = [JOINER.sub("", p).strip().rstrip(".").strip() for p in split]
+        options = [piece_readings(p) for p in pieces if p]
+        if math.prod(len(o) for o in options) > MAX_SEGMENTATIONS:
+            choices = [[o[0] for o in options], [o[-1] for o in options]]
+        else:
+            choices = list(itertools.product(*options))
+        out += [[s.strip() for part in choice for s in part if s.strip()] for choice in choices]
+    return out
 
 
 def span_gold(text: str, gold: dict) -> dict | None:
