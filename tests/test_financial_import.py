@@ -139,3 +139,10 @@ def test_a_bad_file_in_the_import_directory_is_skipped_with_a_warning(tmp_path):
         warnings.simplefilter("always")
         tasks = load_imported(tmp_path)
     assert len(tasks) == 6 and [w.category for w in caught] == [FinancialImportWarning]
+
+
+def test_a_multi_span_gold_of_percentages_without_a_percent_scale_passes_its_own_scoring():
+    """TAT-QA writes "39%" in the spans with no scale: such golds could never pass before."""
+    gold = {"kind": "spans", "value": ["39%", "20%"]}
+    assert score("39%, 20%", gold)["passed"] and not score("39%; 20%; 10%", gold)["passed"]
+    assert not score("3.9%, 2.0%", gold)["passed"]

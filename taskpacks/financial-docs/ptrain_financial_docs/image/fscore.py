@@ -254,7 +254,7 @@ def span_gold(text: str, gold: dict) -> dict | None:
         return None
     n, scale = numbers[0], float(gold.get("scale") or 1.0)
     decimals = len(n["text"].split(".")[1]) if "." in n["text"] else 0
-    if gold.get("percent"):
+    if gold.get("percent") or "%" in text:  # a span written "39%" is a percentage whatever the scale says
         return {"kind": "number", "value": n["value"], "percent": True, "decimals": decimals}
     return {"kind": "number", "value": n["value"] * (n["scale"] or scale), "scale": scale, "decimals": decimals}
 
