@@ -170,3 +170,24 @@ async def test_an_imported_part_built_turned_and_moved_is_aligned_before_it_is_m
     assert verdict.passed and verdict.reward > 0.97 and verdict.details["aligned"] is True, verdict.details
     assert verdict.details["alignment"]["iou_as_placed"] < 0.1
     assert (await submit(pools, bracket, "cube([50, 40, 35]);")).passed is False
+
+
+async def test_measuring_a_correct_part_that_runs_out_of_time_is_the_verifiers_error_not_a_zero(pools, monkeypatch):
+    """A loaded machine once took more than 120 s to measure a correct part, and the model got 0 for it."""
+    from ptrain.errors import VerifierError
+
+    bracket = next(t for t in load_imported(FIXTURES) if t.id == "cad-import/corner-bracket")
+    monkeypatch.setenv("PTRAIN_CAD_COMPARE_TIMEOUT_S", "0.01")
+    with pytest.raises(VerifierError, match="measuring a .*-triangle part took more than 0.01 s"):
+        await submit(pools, bracket, bracket.metadata["reference_scad"])
+
+
+async def test_a_part_too_fine_to_measure_is_the_models_failure(pools, monkeypatch):
+    import ptrain_cad.verifier
+
+    bracket = next(t for t in load_imported(FIXTURES) if t.id == "cad-import/corner-bracket")
+    monkeypatch.setattr(ptrain_cad.verifier, "MAX_TRIANGLES", 10)
+    verdict = await submit(pools, bracket, bracket.metadata["reference_scad"])
+    assert verdict.reward == 0.0 and "triangles, more than the 10 measured" in verdict.details["reason"], (
+        verdict.details
+    )

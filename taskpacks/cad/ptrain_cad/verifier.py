@@ -32,14 +32,17 @@ the part keeps the genus and the volume (F = 1) and costs only overlap; left out
 and overlap alike; with w so bounded, the moved feature never scores less (docs/cad_reward.md
 has the derivation and the measured figures).
 
-A render that fails or times out, or a measurement that crashes on a strange mesh, is the model's
-failure: a score-0 verdict saying why. A reference that does not render is ours: `VerifierError`.
+A render that fails or times out, a part of more than MAX_TRIANGLES triangles, or a measurement
+that crashes on a strange mesh, is the model's failure: a score-0 verdict saying why. A reference
+that does not render, or measuring a part of bounded size that runs out of time (a loaded machine
+once scored a correct part 0 so), is ours: `VerifierError`, and the episode stays unverified.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import shlex
 import uuid
 from collections.abc import Mapping
@@ -56,6 +59,12 @@ SAMPLES = 4000  # surface points per direction: a feature on 0.1% of the surface
 GATE_REL, GATE_MIN_MM = 0.2, 2.0
 CAP, F0 = 0.5, 0.1  # the most a failing part earns; volume skill below F0 counts as none
 COMPARE_TIMEOUT_S = 120.0  # with the render's 120 + 30 s, inside ptrain's 300 s verify timeout
+MAX_TRIANGLES = 300_000  # a submission finer than this is the model's to simplify; below it, measuring is ours
+
+
+def compare_timeout_s() -> float:
+    """How long measuring may take ($PTRAIN_CAD_COMPARE_TIMEOUT_S; raise it on a loaded machine)."""
+    return float(os.environ.get("PTRAIN_CAD_COMPARE_TIMEOUT_S") or COMPARE_TIMEOUT_S)
 
 
 def bbox_error(sub: Mapping, ref: Mapping) -> float:
@@ -169,14 +178,19 @@ async def verify_cad(
     extra["render"] = {k: rendered.get(k) for k in ("seconds", "errors", "warnings") if k in rendered}
     if not rendered.get("ok"):
         return fail(f"the submission did not render: {rendered.get('error')}", version, **extra)
+    if int(rendered.get("triangles") or 0) > MAX_TRIANGLES:
+        return fail(f"the submission has {rendered['triangles']} triangles, more than the {MAX_TRIANGLES} "
+                    "measured (lower $fn)", version, **extra)  # fmt: skip
     root = f"/tmp/.verify-{uuid.uuid4().hex}"
     await place_files(sandbox, dict(reference), root=root)
     (name,) = reference
     command = f"{CADTOOL} compare {shlex.quote(rendered['stl'])} {root}/{name} --samples {SAMPLES}"
     command += (f" --bodies {bodies}" if bodies is not None else "") + (" --align" if align else "")
-    result = await sandbox.exec(command, timeout_s=COMPARE_TIMEOUT_S, max_output_bytes=1 << 20)
-    if result.timed_out:
-        return fail(f"measuring the submission took more than {COMPARE_TIMEOUT_S:g} s", version, **extra)
+    timeout_s = compare_timeout_s()
+    result = await sandbox.exec(command, timeout_s=timeout_s, max_output_bytes=1 << 20)
+    if result.timed_out:  # a part of bounded size: the machine was slow, not the model wrong
+        raise VerifierError(f"CAD verifier: measuring a {rendered.get('triangles')}-triangle part took more than "
+                            f"{timeout_s:g} s (a loaded machine? raise $PTRAIN_CAD_COMPARE_TIMEOUT_S)")  # fmt: skip
     try:
         metrics = json.loads(result.output.strip().splitlines()[-1])
     except (ValueError, IndexError):
