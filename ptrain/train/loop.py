@@ -86,6 +86,8 @@ class Trainer:
         self.sharded = cfg.strategy == "fsdp"
         self.acc = accelerator or Accelerator(cpu=cpu)  # the autocast is ours (below): accelerate's is process-wide
         self.rank, self.world = self.acc.process_index, self.acc.num_processes
+        if self.rank > 0:  # the ranks' warnings are rank 0's (the rows are summed over ranks): say them once
+            logging.getLogger("ptrain.train").setLevel(logging.ERROR)
         seed_everything(cfg.seed)  # every rank draws the same LoRA initialisation
         self.model, self.tokenizer = load_policy(cfg, self.acc.device)  # trainable weights float32: the master copy
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
