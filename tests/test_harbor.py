@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 from ptrain_terminal_coding import TASKPACK
 from ptrain_terminal_coding.harbor import import_tasks, load_imported
+from ptrain_terminal_coding.harbor.offline import needs_of
 from ptrain_terminal_coding.harbor.seal import agree
 from ptrain_terminal_coding.harbor.verify import harbor_reward
 from ptrain_terminal_coding.taskpack import TerminalCoding
 
 from ptrain import taskpack
+from ptrain.errors import SandboxError
 from ptrain.probes import PY_PAYLOADS
 from ptrain.sandbox import PoolSet, images
 from ptrain.taskpack import ToolCall
@@ -94,15 +96,92 @@ def test_a_task_that_cannot_be_converted_is_named_and_the_others_still_import(tm
     shutil.copytree(src / "count-words", src / "no-tests")
     (src / "no-tests" / "tests" / "test.sh").unlink()
     shutil.copytree(src / "count-words", src / "pip-in-build")
-    (src / "pip-in-build" / "environment" / "Dockerfile").write_text("FROM python:3.12\nRUN pip install numpy\n")
+    (src / "pip-in-build" / "environment" / "Dockerfile").write_text("FROM python:3.12\nRUN pip install six==1.17.0\n")
 
     results = {r.name: r for r in import_tasks(src, tmp_path / "dest")}
     alpine = results["on-alpine"].error
     assert re.match(r"task 'on-alpine' \(.*/on-alpine\): base image 'alpine:3.20' can't be mapped", alpine)
     assert "no tests/test.sh" in results["no-tests"].error
-    assert "pip install numpy` needs PyPI" in results["pip-in-build"].error
+    assert results["pip-in-build"].ok and "six==1.17.0" in results["pip-in-build"].pins  # from a wheel, offline
+    assert "FROM python:3.12 asks for Python 3.12" in " ".join(results["pip-in-build"].warnings)
     assert results["count-words"].ok and results["fix-server-config"].ok
-    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["count-words", "fix-server-config"]
+    names = sorted(p.name for p in (tmp_path / "dest").iterdir())
+    assert names == ["count-words", "fix-server-config", "pip-in-build"]
+
+
+def test_python_packages_come_from_pinned_wheels_and_test_time_requirements_are_in_the_image(imported):
+    meta = json.loads((imported / "count-words" / "ptrain-import.json").read_text())
+    assert {"pytest==8.4.1", "pytest-json-ctrf==0.3.5", "uv==0.9.5"} <= set(meta["pins"])  # build, test, uv
+    wheels = imported / "count-words" / "environment" / "ptrain-wheels"
+    assert (wheels / "pytest-8.4.1-py3-none-any.whl").is_file() and (wheels / "pins.txt").read_text().split() == meta[
+        "pins"
+    ]
+    containerfile = (imported / "count-words" / "environment" / "Containerfile").read_text()
+    assert "ARG PIP_NO_INDEX=1" in containerfile and "RUN pip install --no-cache-dir pytest==8.4.1" in containerfile
+    assert "pytest==8.4.1 pytest-json-ctrf==0.3.5" in containerfile  # what test.sh's uvx asked for, installed
+    assert any("ask for Python 3.13" in w for w in meta["warnings"])
+    config = json.loads((imported / "fix-server-config" / "ptrain-import.json").read_text())
+    assert "iniconfig==2.1.0" in config["pins"]  # installed by a setup script the Dockerfile runs
+    tb = json.loads((imported / "sum-column" / "ptrain-import.json").read_text())
+    assert "pytest==8.4.1" in tb["pins"]  # `uv add pytest==8.4.1` in run-tests.sh
+
+
+def test_needs_of_reads_installs_and_downloads_from_shell_text():
+    needs = needs_of(
+        "apt-get install -y curl git && curl -LsSf https://astral.sh/uv/0.9.7/install.sh | sh\n"
+        "if uvx -p 3.13 -w pytest==8.4.1 --with 'numpy<2' pytest /tests -rA; then echo ok; fi\n"
+        "sudo pip3 install --break-system-packages requests==2.32.3 2>&1 || pip install git+https://x.test/y\n"
+        "git clone https://x.test/repo.git && wget -q http://x.test/a.iso -O a.iso\n"
+    )
+    assert needs.requirements == ["uv==0.9.7", "pytest==8.4.1", "numpy<2", "requests==2.32.3"]
+    assert needs.python == ["3.13"]
+    assert [d.split("`")[1].split()[0] for d in needs.downloads] == ["pip", "git", "wget"]
+    assert needs_of("pip install --no-index --find-links /w six").requirements == []
+
+
+def test_downloads_that_cannot_work_offline_are_refused_at_import_and_unsupported_fields_warned(tmp_path):
+    src = tmp_path / "src"
+    dockerfiles = {
+        "git-clone": "FROM debian:bookworm\nRUN apt-get update && apt-get install -y git && git clone https://x.test/r\n",
+        "iso-in-script": "FROM ubuntu:24.04\nCOPY setup.sh /tmp/setup.sh\nRUN bash /tmp/setup.sh\n",
+        "add-url": "FROM debian:bookworm\nADD https://x.test/data.tar.gz /data/\n",
+        "no-wheel": "FROM python:3.11\nRUN pip install ptrain-no-such-package-here==0.0.1\n",
+    }
+    for name, dockerfile in dockerfiles.items():
+        shutil.copytree(FIXTURES / "harbor" / "count-words", src / name)
+        (src / name / "environment" / "Dockerfile").write_text(dockerfile)
+    (src / "iso-in-script" / "environment" / "setup.sh").write_text(
+        "set -e\nwget -q https://x.test/os.iso -O /os.iso\n"
+    )
+    shutil.copytree(FIXTURES / "harbor" / "count-words", src / "odd-toml")
+    toml = src / "odd-toml" / "task.toml"
+    toml.write_text(toml.read_text() + "gpus = 1\nallow_internet = true\nprivileged = true\n\n[hooks]\npre = 'x'\n")
+
+    results = {r.name: r for r in import_tasks(src, tmp_path / "dest")}
+    assert "git clone https://x.test/r` needs a git server" in results["git-clone"].error
+    assert (
+        "setup.sh (run by `RUN bash /tmp/setup.sh`): `wget -q https://x.test/os.iso" in results["iso-in-script"].error
+    )
+    assert "`ADD https://x.test/data.tar.gz /data/` downloads" in results["add-url"].error
+    assert "no wheels for" in results["no-wheel"].error and "ptrain-no-such-package-here" in results["no-wheel"].error
+    warnings = " | ".join(results["odd-toml"].warnings)
+    for field in (
+        "[environment] privileged",
+        "[hooks]",
+        "[environment] gpus = 1 (sandboxes",
+        "[environment] allow_internet",
+    ):
+        assert f"task.toml {field}" in warnings, field
+
+
+def test_task_toml_resources_and_timeouts_reach_the_task(imported):
+    tasks = {t.id: t for t in load_imported(imported)}
+    words = tasks["imported/count-words"]
+    assert (words.image.cpus, words.image.memory_mb, words.image.workspace_mb) == (1.5, 3072, 10240)
+    assert words.image.build_timeout_s == 600.0
+    assert (words.metadata["timeout_s"], words.metadata["agent_timeout_s"]) == (120.0, 300.0)
+    assert tasks["imported/fix-server-config"].image.memory_mb == 2048  # Harbor's older `memory = "2G"`
+    assert tasks["imported/sum-column"].image.memory_mb is None  # Terminal-Bench 1: the pool's limits
 
 
 def test_the_cli_prints_what_was_mapped_and_fails_when_a_task_did_not_convert(tmp_path):
@@ -122,6 +201,36 @@ async def test_gold_scores_one_and_a_no_op_zero_in_both_layouts(imported, pools)
     results = await asyncio.gather(*(check_one(TASKPACK, task, pools) for task in tasks))
     assert [(r.task.id, r.problem) for r in results if not r.ok] == []
     assert all(r.gold == 1.0 and r.noop == 0.0 for r in results)
+
+
+async def test_a_sandbox_gets_the_cpus_memory_and_storage_its_task_toml_asks_for(imported, pools):
+    task = next(t for t in load_imported(imported) if t.id == "imported/count-words")
+    async with pools.sandbox(task.image) as sandbox:
+        assert (sandbox.limits.cpus, sandbox.limits.memory_mb, sandbox.limits.workspace_mb) == (1.5, 3072, 10240)
+        memory = await sandbox.exec(
+            "cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes"
+        )
+        workspace = await sandbox.exec("df -m --output=size /app | tail -1")
+    assert int(memory.output.split()[0]) == 3072 << 20 and int(workspace.output) == 10240
+
+
+async def test_the_verifier_timeout_cap_is_configurable_and_in_the_verdict(imported, pools, monkeypatch):
+    monkeypatch.setenv("PTRAIN_HARBOR_TEST_TIMEOUT_CAP_S", "45")
+    verdict = await verdict_after(imported, pools, "count-words", None)
+    assert verdict.reward == 1.0, verdict.details
+    assert (verdict.details["timeout_s"], verdict.details["timeout_cap_s"], verdict.details["task_timeout_s"]) == (
+        45.0,
+        45.0,
+        120.0,
+    )
+    assert "8.4.1" in verdict.details["output"]  # the tests ran under the pytest the task asked for
+
+
+def test_an_image_build_past_its_build_timeout_is_a_sandbox_error(tmp_path, podman_url, base_image):
+    (tmp_path / "Containerfile").write_text("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN sleep 120\n")
+    spec = images.ImageSpec("harbor-slow-build", tmp_path, build_timeout_s=3)
+    with pytest.raises(SandboxError, match=r"took longer than its build timeout \(3 s\)"):
+        images.build_taskpack(spec, podman_url)
 
 
 async def verdict_after(imported, pools, name: str, command: str | None):

@@ -44,6 +44,11 @@ class ImageSpec:
     context: Path
     containerfile: str = "Containerfile"
     workdir: str = "/workspace"  # where the agent works: a writable tmpfs in the sandbox
+    # What the image's tasks ask of their sandboxes (an imported task.toml's); None: the pool's limits.
+    memory_mb: int | None = None
+    cpus: float | None = None
+    workspace_mb: int | None = None
+    build_timeout_s: float | None = None  # `podman build` past this is a SandboxError
 
 
 def host_apt_sources() -> str:
@@ -135,10 +140,17 @@ def build_taskpack(spec: ImageSpec, url: str | None = None, force: bool = False)
     containerfile = spec.context / spec.containerfile
     if not containerfile.is_file():
         raise ConfigError(f"taskpack image {spec.name!r}: no {spec.containerfile} in {spec.context}")
-    podman_cli(
-        "build", "--network=host", f"--file={containerfile}", f"--build-arg=BASE_IMAGE={base}",
-        f"--label={IMAGE_LABEL}={spec.name}", f"--tag={image}", str(spec.context), url=url,
-    )  # fmt: skip
+    try:
+        podman_cli(
+            "build", "--network=host", f"--file={containerfile}", f"--build-arg=BASE_IMAGE={base}",
+            f"--label={IMAGE_LABEL}={spec.name}", f"--tag={image}", str(spec.context), url=url,
+            timeout=spec.build_timeout_s,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as e:
+        raise SandboxError(
+            f"building image {spec.name!r} took longer than its build timeout ({spec.build_timeout_s:g} s)",
+            fix="raise the task's build_timeout_sec, or build it once with `ptrain images build` on a faster host",
+        ) from e
     return image
 
 

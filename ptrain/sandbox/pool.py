@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections import Counter
@@ -166,11 +167,18 @@ class SandboxPool:
         await asyncio.gather(*(self._destroy(s) for s in doomed), return_exceptions=True)
 
 
+def limits_for(spec: ImageSpec, limits: SandboxLimits) -> SandboxLimits:
+    """`limits` with what the image spec asks for (memory, CPUs, workspace size) in place of the defaults."""
+    wanted = {"memory_mb": spec.memory_mb, "cpus": spec.cpus, "workspace_mb": spec.workspace_mb}
+    return dataclasses.replace(limits, **{k: v for k, v in wanted.items() if v is not None})
+
+
 class PoolSet:
     """Warm pools keyed by image, made on first use (building the image if it is missing).
 
     Episodes of one taskpack can need several images (imported tasks bring their own); `max_active`
-    bounds the sandboxes out across all of them.
+    bounds the sandboxes out across all of them. An image spec that asks for its own memory, CPUs or
+    workspace size (an imported task.toml's) gets sandboxes with those limits.
     """
 
     def __init__(
@@ -188,12 +196,13 @@ class PoolSet:
         self.lock = asyncio.Lock()
 
     async def pool(self, spec: ImageSpec) -> SandboxPool:
-        key = (spec.name, str(spec.context), spec.containerfile, spec.workdir)
+        key = dataclasses.astuple(spec)
         async with self.lock:
             if key not in self.pools:
                 for url in self.urls:
                     image = await in_thread(build_taskpack, spec, url)
-                pool = SandboxPool(image, self.size, self.urls, self.limits, workdir=spec.workdir)
+                limits = limits_for(spec, self.limits)
+                pool = SandboxPool(image, self.size, self.urls, limits, workdir=spec.workdir)
                 await pool.start()
                 self.pools[key] = pool
         return self.pools[key]

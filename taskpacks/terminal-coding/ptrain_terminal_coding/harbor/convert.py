@@ -18,11 +18,12 @@ from pathlib import Path
 from ptrain.errors import ConfigError
 from ptrain_terminal_coding.harbor.dockerfile import convert_dockerfile
 from ptrain_terminal_coding.harbor.imported import META, ImportResult
+from ptrain_terminal_coding.harbor.offline import Needs, needs_of
 from ptrain_terminal_coding.harbor.shell import convert_script, moved_roots, rewrite_paths
+from ptrain_terminal_coding.harbor.spec import CAP_ENV, read_spec, test_timeout_cap_s
+from ptrain_terminal_coding.harbor.wheels import PYTHON_VERSION
 from ptrain_terminal_coding.written import read_tree
 
-DEFAULT_TIMEOUT_S = 120.0
-MAX_TIMEOUT_S = 270.0  # ptrain.verify gives a verdict 300 s in all
 TB_NOT_CONTEXT = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml", "tests", "Dockerfile",
                   "docker-compose.yaml", "docker-compose.yml"}  # fmt: skip
 
@@ -80,6 +81,7 @@ def convert(folder: Path, out: Path, result: ImportResult) -> None:
         meta = (read_harbor if result.layout == "harbor" else read_terminal_bench)(folder, tmp, result)
         meta.update(name=result.name, layout=result.layout, source=str(folder.resolve()), base=result.base)
         meta.update(workdir=result.workdir, image_env=result.env, notes=result.notes, warnings=result.warnings)
+        meta.update(requirements=result.requirements, pins=result.pins)
         (tmp / META).write_text(json.dumps(meta, indent=2) + "\n")
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)
@@ -92,8 +94,22 @@ def copy_context(src: Path, out: Path, skip: set[str]) -> None:
     shutil.copytree(src, out, symlinks=True, ignore=lambda d, names: [n for n in names if Path(d) == src and n in skip])
 
 
+def script_needs(scripts: list[Path], result: ImportResult) -> Needs:
+    """What the test and solution scripts install at run time (provided in the image instead)."""
+    needs = Needs()
+    for script in scripts:
+        if script.is_file():
+            needs.add(needs_of(script.read_text(errors="replace"), build=False))
+    for version in needs.python:
+        if version.split("@")[0] != PYTHON_VERSION:
+            result.warnings.append(f"the tests ask for Python {version}: they run under the image's python3 "
+                                   f"({PYTHON_VERSION}, Debian's)")  # fmt: skip
+    return needs
+
+
 def read_harbor(folder: Path, out: Path, result: ImportResult) -> dict:
     spec = tomllib.loads((folder / "task.toml").read_text())
+    info = read_spec(spec, result)
     for name in ("instruction.md", "tests/test.sh"):
         if not (folder / name).is_file():
             raise ConfigError(f"no {name} (a Harbor task needs instruction.md and tests/test.sh)")
@@ -109,22 +125,24 @@ def read_harbor(folder: Path, out: Path, result: ImportResult) -> dict:
     else:
         (out / "environment").mkdir(parents=True)
     text = dockerfile.read_text() if dockerfile.is_file() else f"FROM {image}\n"
-    (out / "environment" / "Containerfile").write_text(convert_dockerfile(text, out / "environment", result))
+    if dockerfile.is_file() and image:
+        result.notes.append(f"[environment] docker_image {image!r} not used: environment/Dockerfile is built")
+    tests = script_needs([folder / "tests" / "test.sh", folder / "solution" / "solve.sh"], result)
+    containerfile = convert_dockerfile(text, out / "environment", result, tests)
+    (out / "environment" / "Containerfile").write_text(containerfile)
+    result.env.update(info.pop("environment_env"))
     (out / "instruction.md").write_text(strip_canary((folder / "instruction.md").read_text()))
     copy_tests(folder / "tests", out / "tests", "test.sh", result)
     if (folder / "solution" / "solve.sh").is_file():
         copy_tests(folder / "solution", out / "solution", "solve.sh", result)
     meta = spec.get("metadata", {})
-    verifier = spec.get("verifier", {})
     return {
         "category": meta.get("category") or "imported",
         "difficulty": difficulty_of(meta.get("difficulty")),
         "tags": list(meta.get("tags", [])),
         "test_script": "test.sh",
         "solution_script": "solve.sh" if (out / "solution").is_dir() else None,
-        "timeout_s": timeout(verifier.get("timeout_sec"), result),
-        "agent_timeout_s": float(spec.get("agent", {}).get("timeout_sec", 0)) or None,
-        "env": {k: str(v) for k, v in verifier.get("env", {}).items()},
+        **info,
     }
 
 
@@ -145,13 +163,15 @@ def read_terminal_bench(folder: Path, out: Path, result: ImportResult) -> dict:
     if (folder / "docker-compose.yaml").is_file():
         result.notes.append("docker-compose.yaml ignored: one container per task here")
     copy_context(folder, out / "environment", TB_NOT_CONTEXT)
-    containerfile = convert_dockerfile((folder / "Dockerfile").read_text(), out / "environment", result)
+    tests = script_needs([folder / "run-tests.sh", folder / "solution.sh"], result)
+    containerfile = convert_dockerfile((folder / "Dockerfile").read_text(), out / "environment", result, tests)
     (out / "environment" / "Containerfile").write_text(containerfile)
     (out / "instruction.md").write_text(instruction.strip() + "\n")
     script = folder / "run-tests.sh"
     if script.is_file():
         copy_tests(folder / "tests", out / "tests", None, result)
-        (out / "tests" / "run-tests.sh").write_text(convert_script(script.read_text(), "run-tests.sh", result))
+        run_tests = convert_script(script.read_text(), "run-tests.sh", result)
+        (out / "tests" / "run-tests.sh").write_text(run_tests)
     elif (folder / "tests" / "test_outputs.py").is_file():
         copy_tests(folder / "tests", out / "tests", None, result)
         (out / "tests" / "run-tests.sh").write_text("#!/bin/bash\npytest $TEST_DIR/test_outputs.py -rA\n")
@@ -198,10 +218,12 @@ def copy_tests(src: Path, out: Path, script: str | None, result: ImportResult) -
 
 
 def timeout(value: object, result: ImportResult) -> float:
-    wanted = float(value or DEFAULT_TIMEOUT_S)
-    if wanted > MAX_TIMEOUT_S:
-        result.warnings.append(f"verifier timeout {wanted:g} s capped to {MAX_TIMEOUT_S:g} s")
-    return min(wanted, MAX_TIMEOUT_S)
+    """Terminal-Bench's max_test_timeout_sec; like a task.toml's, capped when the tests run (verify.py)."""
+    wanted = float(value or 120.0)
+    if wanted > test_timeout_cap_s():
+        result.warnings.append(f"verifier timeout {wanted:g} s is capped to {test_timeout_cap_s():g} s when "
+                               f"the tests run ({CAP_ENV})")  # fmt: skip
+    return wanted
 
 
 def strip_canary(text: str) -> str:

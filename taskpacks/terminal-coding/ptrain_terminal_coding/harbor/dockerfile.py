@@ -2,8 +2,13 @@
 
 Registries can't be reached here, so FROM (Debian, Ubuntu or python images) is replaced by
 terminal-coding's Containerfile (podman reuses its layers, so the build takes seconds); the other
-steps are kept, run as root, and the WORKDIR is handed to the sandbox user (1000). Steps that need
-PyPI or a second stage are refused with the reason, before any build is tried.
+steps are kept, run as root, and the WORKDIR is handed to the sandbox user (1000). Python packages
+(the Dockerfile's `pip install` lines, its setup scripts', and what the tests ask for) come from
+wheels the host fetched into the context (wheels.py): pip is installed from its own wheel, and
+PIP_NO_INDEX / PIP_FIND_LINKS (build ARGs, so not in the image's environment) make the task's own
+`pip install` lines install offline, unchanged. Steps that download anything else (`git clone`,
+`curl`/`wget` of a URL, `ADD URL`) or need a second stage are refused with the reason, before any
+build is tried.
 """
 
 from __future__ import annotations
@@ -15,19 +20,25 @@ import shlex
 from pathlib import Path
 
 from ptrain.errors import ConfigError
+from ptrain_terminal_coding.harbor import wheels
 from ptrain_terminal_coding.harbor.imported import META, ImportResult
+from ptrain_terminal_coding.harbor.offline import Needs, needs_of, scripts_run
 from ptrain_terminal_coding.harbor.shell import logical_lines, shorten
 
 PROLOGUE = Path(__file__).parents[1] / "image" / "Containerfile"
 DEFAULT_WORKDIR = "/app"
 MAPPABLE = re.compile(r"(^|/)(python|debian|ubuntu|buildpack-deps)([:@-]|$)")
 DROPPED = {"CMD", "ENTRYPOINT", "EXPOSE", "HEALTHCHECK", "VOLUME", "STOPSIGNAL", "ONBUILD", "MAINTAINER"}
-PIP_BUILD = re.compile(r"\b(pip3?|uv|uvx)\s+(install|add|sync|pip)\b")
+PYTHON_FROM = re.compile(r"(?:^|/)python:(\d+\.\d+)")
+OFFLINE_ARGS = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels.IMAGE_DIR, "PIP_BREAK_SYSTEM_PACKAGES": "1",
+                "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_OFFLINE": "1", "UV_NO_INDEX": "1",
+                "UV_FIND_LINKS": wheels.IMAGE_DIR, "UV_SYSTEM_PYTHON": "1", "UV_BREAK_SYSTEM_PACKAGES": "1"}  # fmt: skip
 
 
-def convert_dockerfile(text: str, context: Path, result: ImportResult) -> str:
-    """The task's Dockerfile on terminal-coding's image: FROM mapped, other steps kept, workdir owned by 1000."""
-    steps, workdir, froms, env = [], "/", [], {}
+def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Needs | None = None) -> str:
+    """The task's Dockerfile on terminal-coding's image: FROM mapped, other steps kept, Python packages
+    (its own and `tests`', what its test and solution scripts ask for) from wheels, workdir owned by 1000."""
+    steps, workdir, froms, env, build = [], "/", [], {}, Needs()
     for group, line in logical_lines(text):
         word, _, rest = line.strip().partition(" ")
         word = word.upper()
@@ -45,19 +56,32 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult) -> str:
             elif word == "ENV":
                 env.update(env_of(rest))
             elif word in ("COPY", "ADD"):
-                check_copy(rest, context)
-            elif word == "RUN" and PIP_BUILD.search(rest) and "--no-index" not in rest:
-                raise ConfigError(
-                    f"`{shorten(line)}` needs PyPI, which image builds here cannot reach",
-                    fix="install Debian python3-* packages with apt-get, or wheels with pip --no-index",
-                )
-            if word == "RUN" and re.search(r"\b(curl|wget)\b", rest):
-                result.warnings.append(f"Dockerfile: `{shorten(line)}` downloads at build time; it may fail here")
+                build.downloads += check_copy(word, rest, context)
+            elif word == "RUN":
+                build.add(needs_of(rest, context))
+                for script in scripts_run(rest, context):
+                    found = needs_of(script.read_text(errors="replace"), context)
+                    where = f"{script.relative_to(context)} (run by `{shorten(line, 40)}`)"
+                    build.add(Needs(found.requirements, [f"{where}: {d}" for d in found.downloads]))
             steps += group
     if len(froms) != 1:
         raise ConfigError(f"the Dockerfile has {len(froms)} FROM lines; one stage is supported")
     if not MAPPABLE.search(froms[0]):
         raise ConfigError(f"base image {froms[0]!r} can't be mapped: only Debian, Ubuntu and python images can")
+    if build.downloads:
+        raise ConfigError(
+            "the image build downloads what can't be had here (image builds reach only the package registries): "
+            + "; ".join(build.downloads[:5]),
+            fix="put what it downloads in the build context and COPY it, or install it with apt-get or pip",
+        )
+    asked = PYTHON_FROM.search(froms[0])
+    if asked and asked.group(1) != wheels.PYTHON_VERSION:
+        result.warnings.append(f"FROM {froms[0]} asks for Python {asked.group(1)}: it runs under the image's "
+                               f"python3 ({wheels.PYTHON_VERSION}, Debian's)")  # fmt: skip
+    tests = tests or Needs()
+    provide = offline_pip(build.requirements + tests.requirements, context, result)
+    if tests.requirements:
+        result.notes.append(f"test-time packages installed in the image: {' '.join(tests.requirements)}")
     result.base = froms[0]
     result.workdir = workdir if workdir != "/" else DEFAULT_WORKDIR
     result.env = env
@@ -69,7 +93,9 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult) -> str:
         "USER root",
         "WORKDIR /",
         "RUN [ -e /usr/bin/python ] || ln -s python3 /usr/bin/python",
+        *provide,
         *steps,
+        *test_packages(tests.requirements),
         "# ---- ptrain: the sandbox user owns the workdir (a writable tmpfs at run time) ----",
         "USER root",
         f"RUN mkdir -p {w} && chown -R 1000:1000 {w}",
@@ -87,7 +113,38 @@ def env_of(rest: str) -> dict[str, str]:
     return dict(w.split("=", 1) for w in words if "=" in w)
 
 
-def check_copy(rest: str, context: Path) -> None:
+def offline_pip(requirements: list[str], context: Path, result: ImportResult) -> list[str]:
+    """Fetch the wheels (pinned, cached) into the context; the steps that install pip from its own
+    wheel and point every later `pip install` at them."""
+    if not requirements:
+        return []
+    pins = wheels.place(wheels.fetch(requirements), context)
+    result.requirements, result.pins = list(requirements), pins
+    result.notes.append(f"Python packages from wheels fetched on the host: {' '.join(pins)}")
+    pip = f"{wheels.IMAGE_DIR}/{wheels.pip_wheel(context)}"
+    return [
+        f"# ---- ptrain: Python packages offline, from {wheels.CONTEXT_DIR}/ (pins.txt) ----",
+        f"COPY {wheels.CONTEXT_DIR}/ {wheels.IMAGE_DIR}/",
+        f"RUN python3 {pip}/pip install --no-index --no-cache-dir --break-system-packages --quiet {pip}",
+        *(f"ARG {k}={v}" for k, v in OFFLINE_ARGS.items()),
+    ]
+
+
+def test_packages(requirements: list[str]) -> list[str]:
+    if not requirements:
+        return []
+    specs = " ".join(shlex.quote(r) for r in requirements)
+    return [
+        "# ---- ptrain: what the test and solution scripts install at run time, installed now ----",
+        "USER root",
+        f"RUN python3 -m pip install --no-index --find-links {wheels.IMAGE_DIR} --no-cache-dir --quiet {specs}",
+    ]
+
+
+def check_copy(word: str, rest: str, context: Path) -> list[str]:
+    """Downloads an ADD makes (a URL); ConfigError for a source missing from the context."""
+    if word == "ADD" and re.search(r"(?:^|\s)(https?|git)://|\bgit@", rest):
+        return [f"`ADD {shorten(rest, 50)}` downloads"]
     args = [a for a in shlex.split(rest) if not a.startswith("--")]
     if any(a.startswith("--from") for a in shlex.split(rest)):
         raise ConfigError("COPY --from needs another stage; one stage is supported")
@@ -102,3 +159,4 @@ def check_copy(rest: str, context: Path) -> None:
                 f"COPY/ADD source {source!r} is not in the build context",
                 fix="tests and solutions are kept out of the image; they enter only at verification",
             )
+    return []

@@ -29,6 +29,8 @@ class ImportResult:
     env: dict[str, str] = field(default_factory=dict)  # the Dockerfile's ENV (the sandbox shell starts clean)
     notes: list[str] = field(default_factory=list)  # mapped / replaced / dropped, one line each
     warnings: list[str] = field(default_factory=list)  # changes that may make the task fail here
+    requirements: list[str] = field(default_factory=list)  # Python requirements its build and tests asked for
+    pins: list[str] = field(default_factory=list)  # what they resolved to: every wheel in the image, name==version
     error: str = ""
 
     @property

@@ -41,13 +41,20 @@ def load_one(folder: Path) -> Task:
             difficulty=meta["difficulty"],
             split=split_of(task_id),
             setup=exports(meta.get("image_env", {})),
-            image=ImageSpec(name=f"imported-{meta['name']}", context=folder / "environment", workdir=meta["workdir"]),
+            image=ImageSpec(
+                name=f"imported-{meta['name']}",
+                context=folder / "environment",
+                workdir=meta["workdir"],
+                **meta.get("resources", {}),  # task.toml's cpus, memory_mb, storage_mb, build_timeout_sec
+            ),
             metadata={
                 "verifier": "harbor",
                 "layout": meta["layout"],
                 "tests": read_tree(folder / "tests"),
                 "test_script": meta["test_script"],
-                "solution": gold_command(folder / "solution", meta["solution_script"], meta["workdir"]),
+                "solution": gold_command(
+                    folder / "solution", meta["solution_script"], meta["workdir"], meta.get("solution_env", {})
+                ),
                 "timeout_s": float(meta["timeout_s"]),
                 "agent_timeout_s": meta.get("agent_timeout_s"),
                 "env": dict(meta.get("env", {})),
@@ -55,6 +62,7 @@ def load_one(folder: Path) -> Task:
                 "parser": meta.get("parser"),
                 "workdir": meta["workdir"],
                 "tags": meta.get("tags", []),
+                "pins": meta.get("pins", []),
             },
         )
     except (OSError, ValueError, KeyError) as e:
@@ -64,11 +72,12 @@ def load_one(folder: Path) -> Task:
         ) from e
 
 
-def gold_command(solution: Path, script: str | None, workdir: str) -> str | None:
-    """One bash command that writes solution/ where Harbor's /solution was moved, then runs the script."""
+def gold_command(solution: Path, script: str | None, workdir: str, env: dict[str, str] | None = None) -> str | None:
+    """One bash command that writes solution/ where Harbor's /solution was moved, then runs the script
+    (with task.toml's [solution] env exported)."""
     if not script:
         return None
-    lines = [f"rm -rf {SOLUTION_ROOT} && mkdir -p {SOLUTION_ROOT}"]
+    lines = [f"rm -rf {SOLUTION_ROOT} && mkdir -p {SOLUTION_ROOT}", *filter(None, [exports(env or {})])]
     for rel, data in read_tree(solution).items():
         path = shlex.quote(f"{SOLUTION_ROOT}/{rel}")
         if "/" in rel:

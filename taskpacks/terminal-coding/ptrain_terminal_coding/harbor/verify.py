@@ -29,6 +29,7 @@ from ptrain.sandbox.container import Sandbox
 from ptrain.taskpack import Task, Verdict
 from ptrain_terminal_coding.harbor import seal
 from ptrain_terminal_coding.harbor.imported import VERIFY_ROOT
+from ptrain_terminal_coding.harbor.spec import test_timeout_cap_s
 from ptrain_terminal_coding.verifier import GIT_SAFE, PATH, PLUGIN
 
 HARNESS_ROOT = "/tmp/.ptrain-harness"  # root's, 0711: traversable, not listable, by the sandbox user
@@ -96,14 +97,17 @@ async def verify_imported(task: Task, artifact: bytes, sandbox: Sandbox, version
     uid, _, gid = sandbox.limits.user.partition(":")
     await sandbox.put_tar(HARNESS_ROOT, harness_tar(root, tests, canary, (int(uid), int(gid or uid))), as_root=True)
     script = f"{root}/tests/{meta['test_script']}"
-    run = await sandbox.run(["bash", script], test_env(meta, root, key), cwd=workdir, timeout_s=meta["timeout_s"])
+    cap = test_timeout_cap_s()
+    timeout_s = min(float(meta["timeout_s"]), cap)
+    run = await sandbox.run(["bash", script], test_env(meta, root, key), cwd=workdir, timeout_s=timeout_s)
     details: dict = {"exit_code": run.exit_code, "output": run.output[-4000:]}
+    details.update(timeout_s=timeout_s, timeout_cap_s=cap, task_timeout_s=float(meta["timeout_s"]))
     found = await reward_files(sandbox, f"{root}/logs/verifier")
     reward = harbor_reward(found, meta["layout"], run.exit_code, details)
     if seal.runs_pytest(meta) or run.report:
         reward = seal.agree(reward, run.report, f"{root}/tests", tests, details)
     if run.timed_out:
-        reward, details["reason"] = 0.0, f"tests timed out after {meta['timeout_s']:g} s"
+        reward, details["reason"] = 0.0, f"tests timed out after {timeout_s:g} s"
     return Verdict(reward=reward, passed=reward >= 1.0, details=details, verifier_version=version)
 
 
