@@ -1,0 +1,1 @@
+"""mdtoc: tables of contents for Markdown."""

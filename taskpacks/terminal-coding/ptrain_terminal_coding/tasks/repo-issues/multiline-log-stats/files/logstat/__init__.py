@@ -1,0 +1,1 @@
+"""logstat: counts from application logs."""

@@ -1,0 +1,3 @@
+from logstat.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from verkit.cli import main
+
+raise SystemExit(main())

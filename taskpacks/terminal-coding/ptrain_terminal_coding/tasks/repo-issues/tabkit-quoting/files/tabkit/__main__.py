@@ -1,0 +1,3 @@
+from tabkit.cli import main
+
+raise SystemExit(main())
