@@ -14,17 +14,24 @@ Terminal-Bench: `task.yaml`, `Dockerfile` (the task directory is its context), `
 Registries can't be reached here, so the Dockerfile's FROM (Debian, Ubuntu or python images) is
 replaced by terminal-coding's own Containerfile (ptrain's Debian base plus python3-pytest and the usual
 tools; podman reuses that image's layers, so the build takes seconds) and its other steps are kept,
-run as root, then the WORKDIR is handed to the sandbox user (1000). Tests must run offline: lines that
-install uv, pip packages or apt packages at test time are dropped, `uvx ... pytest` and `uv run pytest`
-become the image's pytest, and /tests and /logs (the root filesystem is read-only in a sandbox) move
-under /tmp. Verification runs the test script sealed (root's harness in a directory the sandbox user
-can't list, every process dead before the reward is read, pytest's outcomes on a private pipe) and
+run as root, then the WORKDIR is handed to the sandbox user (1000). Python packages, the build's and
+the tests' (`pip install`, `uvx --with pytest==8.4.1`, uv itself), come from wheels the host fetches
+once, pinned and cached, and install offline; any other download at build time (`git clone`, `curl`
+of a URL) is refused at import. Tests must run offline: lines that install uv, pip packages or apt
+packages at test time are dropped (their Python packages are already in the image), `uvx ... pytest`
+and `uv run pytest` become the image's pytest, and /tests and /logs (the root filesystem is read-only
+in a sandbox) move under /tmp. task.toml's cpus, memory_mb and storage_mb become the sandbox's limits,
+build_timeout_sec the build's, and the verifier's timeout is capped (PTRAIN_HARBOR_TEST_TIMEOUT_CAP_S).
+Verification runs the test script sealed (root's harness in a directory the sandbox user can't list, every process dead before the reward is read, pytest's outcomes on a private pipe) and
 reads the reward as Harbor does: `reward.json`'s `reward` key, else `reward.txt`, else 0 with the
 reason (the exit code only for the Terminal-Bench 1 layout); when pytest ran, the reward must agree
 with what it reported.
 
     imported.py    where imports live, ImportResult, and the names conversion and loading share
+    spec.py        task.toml: timeouts, resources, environments used; every other field a warning
     shell.py       test and solution scripts: test-time installs dropped, uv's pytest replaced, paths moved
+    offline.py     what commands fetch: Python requirements, uv's installer, downloads that can't work here
+    wheels.py      those requirements as wheels: pip download on the host, pinned, cached
     dockerfile.py  the Dockerfile as a Containerfile on terminal-coding's image
     convert.py     import_tasks(): find tasks of either layout and write each converted directory
     tasks.py       load_imported() turns those directories into Tasks

@@ -66,10 +66,12 @@ def expand(env: Mapping[str, str], base: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def test_env(meta: dict, root: str, key: str) -> dict[str, str]:
+def test_env(meta: dict, root: str) -> dict[str, str]:
     env = expand(meta.get("image_env", {}), BASE_ENV)
     env.update(GIT_SAFE, TEST_DIR=f"{root}/tests", T_BENCH_TEST_DIR=f"{root}/tests")
-    env.update(PYTHONPYCACHEPREFIX=f"/tmp/.pycache-{key}", PYTEST_ADDOPTS="-p no:cacheprovider")
+    # no bytecode written (a pycache prefix would recompile the standard library into it: tests whose
+    # audit hooks refuse os.rename then fail); what is read is root's, or the code under test's own
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTEST_ADDOPTS="-p no:cacheprovider")
     env.update({k: v.replace(VERIFY_ROOT, root) for k, v in meta["env"].items()})
     env["PYTHONPATH"] = ":".join(p for p in (f"{root}/seal", env.get("PYTHONPATH")) if p)
     env["PYTEST_PLUGINS"] = ",".join(p for p in (seal.MODULE, env.get("PYTEST_PLUGINS")) if p)
@@ -99,7 +101,7 @@ async def verify_imported(task: Task, artifact: bytes, sandbox: Sandbox, version
     script = f"{root}/tests/{meta['test_script']}"
     cap = test_timeout_cap_s()
     timeout_s = min(float(meta["timeout_s"]), cap)
-    run = await sandbox.run(["bash", script], test_env(meta, root, key), cwd=workdir, timeout_s=timeout_s)
+    run = await sandbox.run(["bash", script], test_env(meta, root), cwd=workdir, timeout_s=timeout_s)
     details: dict = {"exit_code": run.exit_code, "output": run.output[-4000:]}
     details.update(timeout_s=timeout_s, timeout_cap_s=cap, task_timeout_s=float(meta["timeout_s"]))
     found = await reward_files(sandbox, f"{root}/logs/verifier")
