@@ -74,6 +74,9 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
             + "; ".join(build.downloads[:5]),
             fix="put what it downloads in the build context and COPY it, or install it with apt-get or pip",
         )
+    if re.search(r"(^|/)ubuntu:", froms[0]):
+        result.warnings.append(f"FROM {froms[0]} mapped onto Debian bookworm: its apt packages are Debian's "
+                               "(older Go, GCC, Python than a recent Ubuntu's)")  # fmt: skip
     asked = PYTHON_FROM.search(froms[0])
     if asked and asked.group(1) != wheels.PYTHON_VERSION:
         result.warnings.append(f"FROM {froms[0]} asks for Python {asked.group(1)}: it runs under the image's "
