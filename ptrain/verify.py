@@ -45,10 +45,17 @@ async def replay(taskpack: Taskpack, task: Task, calls: Sequence[ToolCall], pool
         return await taskpack.artifact(task, sandbox)
 
 
+def verify_timeout_s(task: Task) -> float:
+    """How long a verification may take: DEFAULT_VERIFY_TIMEOUT_S, or longer where the task asks
+    (`metadata["verify_timeout_s"]`, e.g. an imported task whose own tests run longer)."""
+    return max(DEFAULT_VERIFY_TIMEOUT_S, float(task.metadata.get("verify_timeout_s") or 0))
+
+
 async def verify_artifact(
-    taskpack: Taskpack, task: Task, artifact: bytes, pools: PoolSet, timeout_s: float = DEFAULT_VERIFY_TIMEOUT_S
+    taskpack: Taskpack, task: Task, artifact: bytes, pools: PoolSet, timeout_s: float | None = None
 ) -> Verdict:
-    """The taskpack's verdict on `artifact`, from a fresh sandbox, within `timeout_s`."""
+    """The taskpack's verdict on `artifact`, from a fresh sandbox, within `timeout_s` (default: the task's)."""
+    timeout_s = timeout_s or verify_timeout_s(task)
     async with pools.sandbox(image_of(taskpack, task)) as sandbox:
         try:
             verdict = await asyncio.wait_for(taskpack.verify(task, artifact, sandbox), timeout_s)

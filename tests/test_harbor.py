@@ -78,7 +78,7 @@ def test_imported_tasks_carry_their_image_workdir_split_and_verifier(imported, m
     assert sorted(tasks) == [f"imported/{name}" for name in NAMES]
     config = tasks["imported/fix-server-config"]
     assert (config.category, config.difficulty) == ("system-administration", "medium")
-    assert config.split == taskpack.split_of("imported/fix-server-config")
+    assert {t.split for t in tasks.values()} == {"test"}  # an imported benchmark is held out
     assert config.image.name == "imported-fix-server-config" and config.image.workdir == "/srv/web"
     assert config.metadata["verifier"] == "harbor" and config.metadata["env"] == {"EXPECTED_PORT": "8080"}
     assert config.setup == 'export APP_ENV="staging"'  # the sandbox shell starts without the image's ENV
@@ -192,8 +192,16 @@ def test_the_cli_prints_what_was_mapped_and_fails_when_a_task_did_not_convert(tm
     done = subprocess.run([PTRAIN, "taskpacks", "import-harbor", str(src)], capture_output=True, text=True, env=env)
     assert done.returncode == 1, done.stderr
     assert "imported/sum-column" in done.stdout and "`uv run pytest` → `python3 -P -m pytest`" in done.stdout
-    assert "base image 'node:22' can't be mapped" in done.stdout and "1 imported, 1 failed" in done.stdout
+    assert "base image 'node:22' can't be mapped" in done.stdout and "1 refused" in done.stdout
     assert (tmp_path / "dest" / "sum-column" / "ptrain-import.json").is_file()
+    as_json = subprocess.run([PTRAIN, "taskpacks", "import-harbor", str(src), "--json"], capture_output=True,
+                             text=True, env=env)  # fmt: skip
+    assert as_json.returncode == 1, as_json.stderr
+    rows = {r["task"]: r for r in json.loads(as_json.stdout)["results"]}
+    assert (
+        rows["imported/reverse-lines"]["status"] == "refused" and "node:22" in rows["imported/reverse-lines"]["error"]
+    )
+    assert rows["imported/sum-column"]["status"].startswith("imported") and rows["imported/sum-column"]["pins"]
 
 
 async def test_gold_scores_one_and_a_no_op_zero_in_both_layouts(imported, pools):
@@ -391,3 +399,10 @@ def test_a_reward_must_agree_with_the_sealed_pytest_report():
         1.0, line(test_one="passed", test_two="failed"), reward_from="exit code (terminal-bench 1 layout)"
     )
     assert value == 0.0 and "tampered" not in details and "exited 0 but pytest reported" in details["reason"]
+
+
+def test_import_can_leave_the_split_to_a_hash_of_each_id(tmp_path):
+    import_tasks(FIXTURES / "harbor", tmp_path, split="")
+    tasks = load_imported(tmp_path)
+    assert tasks and all(t.split == taskpack.split_of(t.id) for t in tasks)
+    assert all(t.metadata["verify_timeout_s"] > t.metadata["timeout_s"] or t.metadata["timeout_s"] > 270 for t in tasks)

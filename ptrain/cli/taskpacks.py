@@ -162,6 +162,8 @@ def import_harbor(
     dest: Path | None = typer.Option(
         None, help="Where converted tasks go (default: $PTRAIN_IMPORT_DIR or ~/.cache/ptrain/imported/terminal-coding)."
     ),
+    split: str = typer.Option("test", help="The split the tasks go to, or 'hash' for train/dev/test by task id."),
+    as_json: bool = output.JSON_OPTION,
 ) -> None:
     """Import Harbor / Terminal-Bench tasks into terminal-coding, converted to run offline here."""
     try:  # the converter lives with the taskpack that runs the imported tasks
@@ -170,19 +172,35 @@ def import_harbor(
         raise tp.ConfigError(
             f"import-harbor needs the terminal-coding taskpack ({e})", fix="pip install -e taskpacks/terminal-coding"
         ) from e
-
+    if split not in (*tp.SPLITS, "hash"):
+        raise tp.ConfigError(f"--split {split!r} is not one of {(*tp.SPLITS, 'hash')}")
     target = dest or import_dir()
-    results = import_tasks(directory, target)
+    results = import_tasks(directory, target, "" if split == "hash" else split)
+    status = lambda r: "refused" if r.error else "imported with warnings" if r.warnings else "imported"  # noqa: E731
+    failed = [r for r in results if not r.ok]
+    if as_json:
+        rows = [{"task": f"imported/{r.name}", "source": str(r.source), "layout": r.layout, "status": status(r),
+                 "base": r.base, "workdir": r.workdir, "notes": r.notes, "warnings": r.warnings,
+                 "requirements": r.requirements, "pins": r.pins, "error": r.error} for r in results]  # fmt: skip
+        print(json.dumps({"dest": str(target), "results": rows}, indent=1))
+        if failed:
+            raise typer.Exit(1)
+        return
     table = Table(title=f"imported into {target}")
     for col in ("task", "layout", "FROM", "workdir", "mapped and replaced", ""):
         table.add_column(col, overflow="fold")
     for r in results:
-        changes = "\n".join([escape(n) for n in r.notes] + [f"[yellow]! {escape(w)}[/]" for w in r.warnings])
-        mark = "[green]✓[/]" if r.ok else f"[red]✗ {escape(r.error)}[/]"
+        pins = (
+            [f"{len(r.pins)} pinned wheels: {', '.join(r.pins[:4])}{', ...' if len(r.pins) > 4 else ''}"]
+            if r.pins
+            else []
+        )
+        changes = "\n".join([escape(n) for n in r.notes + pins] + [f"[yellow]! {escape(w)}[/]" for w in r.warnings])
+        mark = "[green]✓[/]" if r.ok else f"[red]✗ refused: {escape(r.error)}[/]"
         table.add_row(f"imported/{r.name}", r.layout, r.base, r.workdir, changes, mark)
     console.print(table)
-    failed = [r for r in results if not r.ok]
-    console.print(f"{len(results) - len(failed)} imported, {len(failed)} failed")
+    warned = sum(1 for r in results if r.ok and r.warnings)
+    console.print(f"{len(results) - len(failed)} imported ({warned} with warnings), {len(failed)} refused")
     if target != import_dir():
         console.print(f"terminal-coding reads imports from {import_dir()}: set PTRAIN_IMPORT_DIR={target} to use these")
     if failed:

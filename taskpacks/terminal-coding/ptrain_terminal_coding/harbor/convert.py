@@ -51,9 +51,10 @@ def find_tasks(src: Path) -> list[tuple[Path, str]]:
     return found
 
 
-def import_tasks(src: Path, dest: Path) -> list[ImportResult]:
+def import_tasks(src: Path, dest: Path, split: str = "test") -> list[ImportResult]:
     """Convert every task under `src` into `dest/<name>/`; a task that can't be converted is an error
-    in its result (naming it and what is wrong) and the others are still imported."""
+    in its result (naming it and what is wrong) and the others are still imported. The tasks go to
+    `split` (a benchmark is held out), or "" for train/dev/test by a hash of each id."""
     if not src.is_dir():
         raise ConfigError(f"{src} is not a directory", fix="give a Harbor or Terminal-Bench task directory")
     found = find_tasks(src)
@@ -67,21 +68,21 @@ def import_tasks(src: Path, dest: Path) -> list[ImportResult]:
             if result.name in seen:
                 raise ConfigError(f"another task under {src} is also named {result.name!r}")
             seen.add(result.name)
-            convert(folder, dest / result.name, result)
+            convert(folder, dest / result.name, result, split)
         except (ConfigError, OSError, ValueError, KeyError, TypeError) as e:  # TOML and YAML errors are ValueErrors
             result.error = f"task {result.name!r} ({folder}): {e}"
         results.append(result)
     return results
 
 
-def convert(folder: Path, out: Path, result: ImportResult) -> None:
+def convert(folder: Path, out: Path, result: ImportResult, split: str = "test") -> None:
     """Write the converted task to a temporary directory, then put it in place of any older import."""
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}")
     try:
         meta = (read_harbor if result.layout == "harbor" else read_terminal_bench)(folder, tmp, result)
         meta.update(name=result.name, layout=result.layout, source=str(folder.resolve()), base=result.base)
         meta.update(workdir=result.workdir, image_env=result.env, notes=result.notes, warnings=result.warnings)
-        meta.update(requirements=result.requirements, pins=result.pins)
+        meta.update(requirements=result.requirements, pins=result.pins, split=split)
         (tmp / META).write_text(json.dumps(meta, indent=2) + "\n")
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)

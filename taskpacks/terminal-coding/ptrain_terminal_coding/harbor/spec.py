@@ -8,7 +8,8 @@ tables ([task], [metadata]) are read for category, difficulty and tags. Everythi
 a sandbox can't honour (GPUs, internet, MCP servers), is listed as a warning on the task.
 
 The verifier's timeout is the task's, capped when the test script runs (verify.py) at
-PTRAIN_HARBOR_TEST_TIMEOUT_CAP_S (default 270 s: `ptrain verify` gives a verdict 300 s in all).
+PTRAIN_HARBOR_TEST_TIMEOUT_CAP_S (default 270 s); ptrain waits for the verdict that long and 90 s more
+(the task's `verify_timeout_s`), so raising the cap raises the wait.
 """
 
 from __future__ import annotations

@@ -14,7 +14,15 @@ from ptrain.errors import ConfigError
 from ptrain.sandbox.images import ImageSpec
 from ptrain.taskpack import Task, split_of
 from ptrain_terminal_coding.harbor.imported import META, SOLUTION_ROOT
+from ptrain_terminal_coding.harbor.spec import test_timeout_cap_s
 from ptrain_terminal_coding.written import read_tree
+
+VERIFY_OVERHEAD_S = 90.0  # restoring the workspace, the harness, reading the reward files
+
+
+def verify_budget_s(timeout_s: float) -> float:
+    """How long ptrain waits for a verdict: the test script's time (capped) and the verification around it."""
+    return min(timeout_s, test_timeout_cap_s()) + VERIFY_OVERHEAD_S
 
 
 def exports(env: dict[str, str]) -> str:
@@ -39,7 +47,7 @@ def load_one(folder: Path) -> Task:
             instruction=(folder / "instruction.md").read_text().strip(),
             category=meta["category"],
             difficulty=meta["difficulty"],
-            split=split_of(task_id),
+            split=meta.get("split") or split_of(task_id),  # imported before splits were chosen: by hash
             setup=exports(meta.get("image_env", {})),
             image=ImageSpec(
                 name=f"imported-{meta['name']}",
@@ -56,6 +64,7 @@ def load_one(folder: Path) -> Task:
                     folder / "solution", meta["solution_script"], meta["workdir"], meta.get("solution_env", {})
                 ),
                 "timeout_s": float(meta["timeout_s"]),
+                "verify_timeout_s": verify_budget_s(float(meta["timeout_s"])),  # ptrain's wait for the verdict
                 "agent_timeout_s": meta.get("agent_timeout_s"),
                 "env": dict(meta.get("env", {})),
                 "image_env": dict(meta.get("image_env", {})),
