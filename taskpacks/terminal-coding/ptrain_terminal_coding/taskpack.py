@@ -70,4 +70,6 @@ class TerminalCoding:
         solution = task.metadata.get("solution")
         if solution is None:
             return None
-        return [ToolCall("bash", {"command": solution, "timeout_s": 300}), ToolCall("submit", {})]
+        # an imported task's solution gets the agent's time its task.toml gives (the bash tool allows 600 s at most)
+        timeout_s = max(300.0, float(task.metadata.get("agent_timeout_s") or 0))
+        return [ToolCall("bash", {"command": solution, "timeout_s": timeout_s}), ToolCall("submit", {})]
