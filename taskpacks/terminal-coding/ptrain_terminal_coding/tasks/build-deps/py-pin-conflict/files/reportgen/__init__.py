@@ -1,0 +1,1 @@
+"""reportgen: a storage report from a CSV listing of files."""

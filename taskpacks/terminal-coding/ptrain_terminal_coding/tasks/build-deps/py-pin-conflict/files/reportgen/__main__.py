@@ -1,0 +1,3 @@
+from reportgen.report import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+module example.com/itemsd
+
+go 1.19

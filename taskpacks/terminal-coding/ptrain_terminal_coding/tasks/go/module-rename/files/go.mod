@@ -1,0 +1,3 @@
+module example.com/billing/invoicer
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/todo
+
+go 1.19
