@@ -1,0 +1,1 @@
+"""salesreport: revenue by segment and by city."""

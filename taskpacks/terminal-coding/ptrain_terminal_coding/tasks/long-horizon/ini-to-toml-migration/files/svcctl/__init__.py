@@ -1,0 +1,1 @@
+"""svcctl: our services configuration."""

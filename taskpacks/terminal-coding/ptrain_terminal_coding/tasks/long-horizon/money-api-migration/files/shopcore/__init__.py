@@ -1,0 +1,3 @@
+"""shopcore: the shop's business logic."""
+
+__version__ = "3.0.0"

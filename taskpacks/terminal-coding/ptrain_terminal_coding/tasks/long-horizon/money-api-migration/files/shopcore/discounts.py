@@ -1,0 +1,5 @@
+"""Percentage discounts."""
+
+
+def discount_amount(amount, percent):
+    return round(amount * percent / 100, 2)
