@@ -176,10 +176,9 @@ def import_harbor(
         raise tp.ConfigError(f"--split {split!r} is not one of {(*tp.SPLITS, 'hash')}")
     target = dest or import_dir()
     results = import_tasks(directory, target, "" if split == "hash" else split)
-    status = lambda r: "refused" if r.error else "imported with warnings" if r.warnings else "imported"  # noqa: E731
     failed = [r for r in results if not r.ok]
     if as_json:
-        rows = [{"task": f"imported/{r.name}", "source": str(r.source), "layout": r.layout, "status": status(r),
+        rows = [{"task": f"imported/{r.name}", "source": str(r.source), "layout": r.layout, "status": r.status,
                  "base": r.base, "workdir": r.workdir, "notes": r.notes, "warnings": r.warnings,
                  "requirements": r.requirements, "pins": r.pins, "error": r.error} for r in results]  # fmt: skip
         print(json.dumps({"dest": str(target), "results": rows}, indent=1))

@@ -70,14 +70,18 @@ def normalise(spec: dict) -> dict:
     if "reference_stl" not in spec or "reference_mesh" in spec:
         return spec
     requirements = spec.get("requirements") or {}
-    topology = requirements.get("topology_requirements") or spec.get("topology_requirements") or {}
     out = {"id": spec.get("task_id"), "description": spec.get("description"), "reference_mesh": spec["reference_stl"],
-           "bbox": requirements.get("bounding_box"), "bodies": topology.get("expected_component_count", 1),
+           "bbox": requirements.get("bounding_box"), "bodies": topology_of(spec).get("expected_component_count", 1),
            "category": spec.get("category", "cadeval")}  # fmt: skip
     operations = spec.get("manual_operations")
     if isinstance(operations, int):
         out["difficulty"] = "easy" if operations <= 3 else "medium" if operations <= 6 else "hard"
     return {**out, **{k: v for k, v in spec.items() if k in ("difficulty", "split", "solution")}}
+
+
+def topology_of(spec: dict) -> dict:
+    """CadEval's topology requirements: under `requirements`, as its schema has them, or beside it."""
+    return (spec.get("requirements") or {}).get("topology_requirements") or spec.get("topology_requirements") or {}
 
 
 def beside(path: Path, name: str) -> Path:
@@ -200,7 +204,7 @@ def import_tasks(src: Path, dest: Path, split: str = "test") -> list[ImportResul
             result.warnings.append(f"ignored keys: {', '.join(unknown)}")
         if "reference_scad" not in task.metadata:
             result.warnings.append("no gold program: `taskpacks check` shows it as 'no gold', never as passed")
-        if "bodies" not in raw and "reference_stl" in raw and "expected_component_count" not in str(raw):
+        if "reference_stl" in raw and "expected_component_count" not in topology_of(raw):
             result.warnings.append("no expected_component_count: 1 body assumed")
         if "difficulty" not in spec:
             result.warnings.append("no difficulty (or manual_operations): 'medium' assumed")

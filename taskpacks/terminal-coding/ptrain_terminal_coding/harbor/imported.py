@@ -37,6 +37,10 @@ class ImportResult:
     def ok(self) -> bool:
         return not self.error
 
+    @property
+    def status(self) -> str:
+        return "refused" if self.error else "imported with warnings" if self.warnings else "imported"
+
 
 def import_dir() -> Path:
     return Path(os.environ.get("PTRAIN_IMPORT_DIR") or paths.home() / "imported" / "terminal-coding")
