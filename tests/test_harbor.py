@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 from ptrain_terminal_coding import TASKPACK
 from ptrain_terminal_coding.harbor import import_tasks, load_imported
+from ptrain_terminal_coding.harbor.bases import MAPS, map_base
 from ptrain_terminal_coding.harbor.offline import needs_of
 from ptrain_terminal_coding.harbor.seal import agree
 from ptrain_terminal_coding.harbor.verify import harbor_reward
 from ptrain_terminal_coding.taskpack import TerminalCoding
 
 from ptrain import taskpack
-from ptrain.errors import SandboxError
+from ptrain.errors import ConfigError, SandboxError
 from ptrain.probes import PY_PAYLOADS
 from ptrain.sandbox import PoolSet, images
 from ptrain.taskpack import ToolCall
@@ -174,6 +175,66 @@ def test_downloads_that_cannot_work_offline_are_refused_at_import_and_unsupporte
         assert f"task.toml {field}" in warnings, field
 
 
+def test_a_go_base_is_the_lowest_debian_go_at_or_above_the_one_asked_from_its_suite_pinned():
+    exact = map_base("public.ecr.aws/docker/library/golang:1.26.2-bookworm")
+    assert exact.packages == ["golang-1.26-go/trixie-backports", "golang-1.26-src/trixie-backports"]
+    assert exact.warnings == []  # 1.26.2 asks for 1.26: no other version
+    assert exact.env == {"GOPATH": "/go", "GOCACHE": "/tmp/go-build", "PATH": "/go/bin:/usr/lib/go-1.26/bin:$PATH"}
+    assert map_base("golang:1.22-bookworm").packages[0] == "golang-1.22-go/bookworm-backports"
+    assert map_base("golang:1.24").packages[0] == "golang-1.24-go/trixie"
+    older = map_base("golang:1.20.3-alpine")
+    assert older.packages[0] == "golang-1.21-go/bookworm-backports"
+    assert "Go 1.20.3 is Debian's Go 1.21 (from bookworm-backports" in older.warnings[0]
+    with pytest.raises(ConfigError, match="Go 1.99 is newer than any Debian has"):
+        map_base("golang:1.99")
+    steps = "\n".join(map_base("golang:1.24").steps())
+    assert "echo 'deb http://deb.debian.org/debian trixie main' > /etc/apt/sources.list.d/ptrain-trixie.list" in steps
+    assert "Pin: release n=trixie\\nPin-Priority: 50" in steps  # nothing unnamed is ever taken from trixie
+    assert "apt-get install -y --no-install-recommends golang-1.24-go/trixie golang-1.24-src/trixie" in steps
+    assert "ln -sfn /usr/lib/go-1.24 /usr/local/go" in steps and "chmod -R 1777 /go" in steps
+
+
+def test_an_ubuntu_base_that_installs_golang_go_gets_its_release_s_go_from_the_table():
+    noble = map_base("ubuntu:24.04", "RUN apt-get update && apt-get install -y --no-install-recommends golang-go\n")
+    assert noble.packages == ["golang-1.22-go/bookworm-backports", "golang-1.22-src/bookworm-backports"]
+    assert noble.env == {"GOCACHE": "/tmp/go-build", "PATH": "/usr/lib/go-1.22/bin:$PATH"}
+    assert map_base("ubuntu:noble", "RUN apt-get install golang-go").packages == noble.packages
+    tbench = map_base("ghcr.io/laude-institute/t-bench/ubuntu-24-04:20250620", "RUN apt-get install golang-go")
+    assert tbench.packages == noble.packages  # Terminal-Bench 1's own images name the release in the image
+    assert map_base("ubuntu:24.04", "RUN apt-get install -y python3").steps() == []  # no Go asked for
+    assert map_base("ubuntu:22.04", "RUN apt-get install -y golang-go").steps() == []  # jammy's 1.18 < bookworm's 1.19
+
+
+def test_jdk_gcc_and_node_bases_map_onto_debian_packages_and_dotnet_is_refused():
+    jdk = map_base("eclipse-temurin:17.0.12_7-jdk-jammy")
+    assert jdk.packages == ["openjdk-17-jdk-headless"] and jdk.warnings == []
+    assert jdk.env == {"JAVA_HOME": "/opt/java/openjdk", "PATH": "/opt/java/openjdk/bin:$PATH"}
+    assert "Java 11 is Debian's OpenJDK 17" in map_base("eclipse-temurin:11-jdk").warnings[0]
+    with pytest.raises(ConfigError, match="asks for Java 21; bookworm has only OpenJDK 17"):
+        map_base("eclipse-temurin:21-jdk")
+    assert "GCC 13.3.0 is bookworm's gcc/g++ 12" in map_base("gcc:13.3.0-bookworm").warnings[0]
+    node = map_base("public.ecr.aws/docker/library/node:20.18.1-bookworm")
+    assert node.packages == ["nodejs", "npm"] and "Node 20.18.1 is bookworm's nodejs 18" in node.warnings[0]
+    for image in ("mcr.microsoft.com/dotnet/sdk:8.0.405", "alpine:3.20"):
+        with pytest.raises(ConfigError, match=f"base image '{re.escape(image)}' can't be mapped: {MAPS}"):
+            map_base(image)
+
+
+def test_a_go_task_imports_with_the_golang_image_s_environment_before_its_own(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "harbor" / "count-words", src / "on-go")
+    (src / "on-go" / "environment" / "Dockerfile").write_text(
+        "FROM golang:1.22.7-bookworm\nENV GOTOOLCHAIN=local\nENV PATH=/root/.local/bin:${PATH}\nWORKDIR /app\n"
+    )
+    [result] = import_tasks(src, tmp_path / "dest")
+    assert result.ok, result.error
+    meta = json.loads((tmp_path / "dest" / "on-go" / "ptrain-import.json").read_text())
+    assert meta["image_env"]["PATH"] == "/root/.local/bin:/go/bin:/usr/lib/go-1.22/bin:$PATH"  # as Docker expands it
+    assert meta["image_env"]["GOTOOLCHAIN"] == "local" and meta["image_env"]["GOPATH"] == "/go"
+    containerfile = (tmp_path / "dest" / "on-go" / "environment" / "Containerfile").read_text()
+    assert containerfile.index("golang-1.22-go/bookworm-backports") < containerfile.index("ENV GOTOOLCHAIN=local")
+
+
 def test_task_toml_resources_and_timeouts_reach_the_task(imported):
     tasks = {t.id: t for t in load_imported(imported)}
     words = tasks["imported/count-words"]
@@ -187,19 +248,20 @@ def test_task_toml_resources_and_timeouts_reach_the_task(imported):
 def test_the_cli_prints_what_was_mapped_and_fails_when_a_task_did_not_convert(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(FIXTURES / "terminal-bench", src)
-    (src / "reverse-lines" / "Dockerfile").write_text("FROM node:22\n")
+    (src / "reverse-lines" / "Dockerfile").write_text("FROM mcr.microsoft.com/dotnet/sdk:8.0\n")
     env = {**os.environ, "COLUMNS": "250", "PTRAIN_IMPORT_DIR": str(tmp_path / "dest")}
     done = subprocess.run([PTRAIN, "taskpacks", "import-harbor", str(src)], capture_output=True, text=True, env=env)
     assert done.returncode == 1, done.stderr
     assert "imported/sum-column" in done.stdout and "`uv run pytest` → `python3 -P -m pytest`" in done.stdout
-    assert "base image 'node:22' can't be mapped" in done.stdout and "1 refused" in done.stdout
+    assert "base image 'mcr.microsoft.com/dotnet/sdk:8.0' can't be mapped" in done.stdout and "1 refused" in done.stdout
     assert (tmp_path / "dest" / "sum-column" / "ptrain-import.json").is_file()
     as_json = subprocess.run([PTRAIN, "taskpacks", "import-harbor", str(src), "--json"], capture_output=True,
                              text=True, env=env)  # fmt: skip
     assert as_json.returncode == 1, as_json.stderr
     rows = {r["task"]: r for r in json.loads(as_json.stdout)["results"]}
     assert (
-        rows["imported/reverse-lines"]["status"] == "refused" and "node:22" in rows["imported/reverse-lines"]["error"]
+        rows["imported/reverse-lines"]["status"] == "refused"
+        and "dotnet/sdk:8.0" in rows["imported/reverse-lines"]["error"]
     )
     assert rows["imported/sum-column"]["status"].startswith("imported") and rows["imported/sum-column"]["pins"]
 

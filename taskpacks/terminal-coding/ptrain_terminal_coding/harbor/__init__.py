@@ -11,9 +11,10 @@ Terminal-Bench: `task.yaml`, `Dockerfile` (the task directory is its context), `
     solution/          the reference solution, if any
     ptrain-import.json what the verifier needs, and what the import mapped and replaced
 
-Registries can't be reached here, so the Dockerfile's FROM (Debian, Ubuntu or python images) is
-replaced by terminal-coding's own Containerfile (ptrain's Debian base plus python3-pytest and the usual
-tools; podman reuses that image's layers, so the build takes seconds) and its other steps are kept,
+Registries can't be reached here, so the Dockerfile's FROM (Debian, Ubuntu, python, Go, JDK, GCC or
+Node images) is replaced by terminal-coding's own Containerfile (ptrain's Debian base plus python3-pytest
+and the usual tools; podman reuses that image's layers, so the build takes seconds), plus the Debian
+packages that stand in for the base (Debian's Go, OpenJDK, Node), and its other steps are kept,
 run as root, then the WORKDIR is handed to the sandbox user (1000). Python packages, the build's and
 the tests' (`pip install`, `uvx --with pytest==8.4.1`, uv itself), come from wheels the host fetches
 once, pinned and cached, and install offline; any other download at build time (`git clone`, `curl`
@@ -31,6 +32,7 @@ with what it reported.
     spec.py        task.toml: timeouts, resources, environments used; every other field a warning
     shell.py       test and solution scripts: test-time installs dropped, uv's pytest replaced, paths moved
     offline.py     what commands fetch: Python requirements, uv's installer, downloads that can't work here
+    bases.py       which FROM images map, and the Debian packages (a pinned suite for Go) and ENV for each
     wheels.py      those requirements as wheels: pip download on the host, pinned, cached
     dockerfile.py  the Dockerfile as a Containerfile on terminal-coding's image
     convert.py     import_tasks(): find tasks of either layout and write each converted directory

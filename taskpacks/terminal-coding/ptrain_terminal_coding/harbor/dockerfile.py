@@ -1,8 +1,9 @@
 """A task's Dockerfile converted to a Containerfile on terminal-coding's own image.
 
-Registries can't be reached here, so FROM (Debian, Ubuntu or python images) is replaced by
-terminal-coding's Containerfile (podman reuses its layers, so the build takes seconds); the other
-steps are kept, run as root, and the WORKDIR is handed to the sandbox user (1000). Python packages
+Registries can't be reached here, so FROM is replaced by terminal-coding's Containerfile (podman
+reuses its layers, so the build takes seconds) plus the Debian packages that stand in for the base
+image (a Go, JDK, GCC or Node image: bases.py), whose ENV comes first in the task's; the other steps
+are kept, run as root, and the WORKDIR is handed to the sandbox user (1000). Python packages
 (the Dockerfile's `pip install` lines, its setup scripts', and what the tests ask for) come from
 wheels the host fetched into the context (wheels.py): pip is installed from its own wheel, and
 PIP_NO_INDEX / PIP_FIND_LINKS (build ARGs, so not in the image's environment) make the task's own
@@ -21,13 +22,13 @@ from pathlib import Path
 
 from ptrain.errors import ConfigError
 from ptrain_terminal_coding.harbor import wheels
+from ptrain_terminal_coding.harbor.bases import map_base
 from ptrain_terminal_coding.harbor.imported import META, ImportResult
 from ptrain_terminal_coding.harbor.offline import Needs, needs_of, scripts_run
 from ptrain_terminal_coding.harbor.shell import logical_lines, shorten
 
 PROLOGUE = Path(__file__).parents[1] / "image" / "Containerfile"
 DEFAULT_WORKDIR = "/app"
-MAPPABLE = re.compile(r"(^|/)(python|debian|ubuntu|buildpack-deps)([:@-]|$)")
 DROPPED = {"CMD", "ENTRYPOINT", "EXPOSE", "HEALTHCHECK", "VOLUME", "STOPSIGNAL", "ONBUILD", "MAINTAINER"}
 PYTHON_FROM = re.compile(r"(?:^|/)python:(\d+\.\d+)")
 OFFLINE_ARGS = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels.IMAGE_DIR, "PIP_BREAK_SYSTEM_PACKAGES": "1",
@@ -54,7 +55,7 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
             if word == "WORKDIR":
                 workdir = os.path.normpath(os.path.join(workdir, rest.strip().strip("\"'")))
             elif word == "ENV":
-                env.update(env_of(rest))
+                env.update({k: expand_known(v, env) for k, v in env_of(rest).items()})
             elif word in ("COPY", "ADD"):
                 build.downloads += check_copy(word, rest, context)
             elif word == "RUN":
@@ -66,8 +67,7 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
             steps += group
     if len(froms) != 1:
         raise ConfigError(f"the Dockerfile has {len(froms)} FROM lines; one stage is supported")
-    if not MAPPABLE.search(froms[0]):
-        raise ConfigError(f"base image {froms[0]!r} can't be mapped: only Debian, Ubuntu and python images can")
+    base = map_base(froms[0], text)
     if build.downloads:
         raise ConfigError(
             "the image build downloads what can't be had here (image builds reach only the package registries): "
@@ -76,18 +76,19 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
         )
     if re.search(r"(^|/)ubuntu:", froms[0]):
         result.warnings.append(f"FROM {froms[0]} mapped onto Debian bookworm: its apt packages are Debian's "
-                               "(older Go, GCC, Python than a recent Ubuntu's)")  # fmt: skip
+                               "(older GCC and Python than a recent Ubuntu's; bases.UBUNTU's toolchains keep their versions)")  # fmt: skip
     asked = PYTHON_FROM.search(froms[0])
     if asked and asked.group(1) != wheels.PYTHON_VERSION:
         result.warnings.append(f"FROM {froms[0]} asks for Python {asked.group(1)}: it runs under the image's "
                                f"python3 ({wheels.PYTHON_VERSION}, Debian's)")  # fmt: skip
+    result.warnings += base.warnings
     tests = tests or Needs()
     provide = offline_pip(build.requirements + tests.requirements, context, result)
     if tests.requirements:
         result.notes.append(f"test-time packages installed in the image: {' '.join(tests.requirements)}")
     result.base = froms[0]
     result.workdir = workdir if workdir != "/" else DEFAULT_WORKDIR
-    result.env = env
+    result.env = {**base.env, **{k: expand_known(v, base.env) for k, v in env.items()}}
     w = shlex.quote(result.workdir)
     return "\n".join([
         f"# Converted by ptrain from {result.layout} task {result.name!r}: see ../{META}",
@@ -96,6 +97,7 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
         "USER root",
         "WORKDIR /",
         "RUN [ -e /usr/bin/python ] || ln -s python3 /usr/bin/python",
+        *base.steps(),
         *provide,
         *steps,
         *test_packages(tests.requirements),
@@ -114,6 +116,12 @@ def env_of(rest: str) -> dict[str, str]:
     if words and "=" not in words[0]:
         return {words[0]: rest.strip()[len(words[0]) :].strip()}
     return dict(w.split("=", 1) for w in words if "=" in w)
+
+
+def expand_known(value: str, env: dict[str, str]) -> str:
+    """`$VAR` / `${VAR}` replaced where VAR was set before (by the base image or an earlier ENV), as
+    Docker expands ENV at build time; others (PATH from the image) are left for the sandbox to expand."""
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: env.get(m.group(1) or m.group(2), m.group(0)), value)
 
 
 def offline_pip(requirements: list[str], context: Path, result: ImportResult) -> list[str]:
