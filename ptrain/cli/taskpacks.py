@@ -163,6 +163,11 @@ def import_harbor(
         None, help="Where converted tasks go (default: $PTRAIN_IMPORT_DIR or ~/.cache/ptrain/imported/terminal-coding)."
     ),
     split: str = typer.Option("test", help="The split the tasks go to, or 'hash' for train/dev/test by task id."),
+    root: bool = typer.Option(
+        True,
+        help="The agent works as root and the whole container state is verified (as Terminal-Bench runs "
+        "tasks); --no-root: as the sandbox user, and only the workdir is verified.",
+    ),
     as_json: bool = output.JSON_OPTION,
 ) -> None:
     """Import Harbor / Terminal-Bench tasks into terminal-coding, converted to run offline here."""
@@ -175,7 +180,7 @@ def import_harbor(
     if split not in (*tp.SPLITS, "hash"):
         raise tp.ConfigError(f"--split {split!r} is not one of {(*tp.SPLITS, 'hash')}")
     target = dest or import_dir()
-    results = import_tasks(directory, target, "" if split == "hash" else split)
+    results = import_tasks(directory, target, "" if split == "hash" else split, root=root)
     failed = [r for r in results if not r.ok]
     if as_json:
         rows = [{"task": f"imported/{r.name}", "source": str(r.source), "layout": r.layout, "status": r.status,

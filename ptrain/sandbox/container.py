@@ -1,7 +1,11 @@
 """One sandbox: an isolated podman container with the exec agent as its main process.
 
 The container has no network, memory/pids/CPU limits, a read-only root filesystem, a size-limited
-tmpfs workspace and ptrain's label. Its exec agent runs as root with four capabilities (setuid,
+tmpfs workspace and ptrain's label. A task that asks for it (`SandboxLimits.root`) gets commands that
+run as root on a writable root filesystem, inside a user namespace (container root is an unprivileged
+host uid; still no network and only the four capabilities), with the image it started from mounted
+read-only at /opt/ptrain/pristine for the verifier's harness; its artifact is the container's whole
+state (`get_state`: what `podman diff` lists, plus the workdir), restored with `put_state`. Its exec agent runs as root with four capabilities (setuid,
 setgid, kill, chown) and runs every command as the non-root sandbox user, which can reach neither
 the agent's process nor its socket (see agent/). The host trusts no reply frame further than the
 request allows: a header over 64 KiB or a body over the request's own cap breaks the sandbox. Commands go to the agent's
@@ -27,13 +31,16 @@ from pathlib import Path
 from ptrain.errors import ConfigError, SandboxError, ToolError, WorkspaceError
 from ptrain.sandbox import agent
 from ptrain.sandbox.images import AGENT_COMMAND
-from ptrain.sandbox.runtime import LABEL, client, default_url, owner_label, socket_dir
+from ptrain.sandbox.runtime import LABEL, client, default_url, owner_label, podman_cli, socket_dir
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
 MAX_REPLY_HEADER_BYTES = 64 * 1024
 FRAME_SLACK_BYTES = 4096  # the cut marker and the agent's notes beside a capped output
 AGENT_CAPABILITIES = ["CHOWN", "SETUID", "SETGID", "KILL"]
 CALL_CHUNK_BYTES = 64 * 1024  # argv of one `podman exec` holds at most 128 KiB
+ROOT_USERNS_HOST_UID = 200_000  # a root sandbox's uid 0 is this host uid (65536 ids mapped), never the host's root
+PRISTINE = "/opt/ptrain/pristine"  # a root sandbox's own image, read-only: what the verifier's harness runs from
+_pristine_mounts: dict[str, str] = {}  # image -> its host mount point (`podman image mount`), once per process
 _podman_threads = ThreadPoolExecutor(max_workers=32, thread_name_prefix="ptrain-podman")
 
 
@@ -47,6 +54,7 @@ class SandboxLimits:
     user: str = "1000:1000"
     cpuset: str = ""  # host cores the container may use, e.g. "1" or "2-7" (empty: any)
     artifact_max_mb: int = 64  # a workspace larger than this is not collected: the model's failure
+    root: bool = False  # commands as root on a writable root filesystem, in a user namespace (a task's choice)
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,16 @@ class ExecTransport:
         pass
 
 
+def pristine_mount(image: str, url: str) -> str:
+    """The host path of `image`'s root filesystem (`podman image mount`), mounted once per process."""
+    if image not in _pristine_mounts:
+        done = podman_cli("image", "mount", image, url=url, check=False)
+        if done.returncode != 0 or not done.stdout.strip():
+            raise SandboxError(f"podman image mount {image} failed: {done.stderr.strip()[-500:]}")
+        _pristine_mounts[image] = done.stdout.strip().splitlines()[-1]
+    return _pristine_mounts[image]
+
+
 @dataclass(eq=False)  # identity semantics: pools keep sandboxes in sets
 class Sandbox:
     """A running container and the transport to its exec agent. Create with `Sandbox.create`."""
@@ -190,9 +208,12 @@ class Sandbox:
         """Start a container from `image`; `workdir` is its writable tmpfs (image files there are copied up)."""
         started = time.monotonic()
         if not re.fullmatch(r"\d+:\d+", limits.user) or limits.user.startswith("0:"):
-            raise ConfigError(f"the sandbox user must be a non-root uid:gid such as 1000:1000, not {limits.user!r}")
+            raise ConfigError(f"the sandbox user must be a non-root uid:gid such as 1000:1000, not {limits.user!r}",
+                              fix="a task whose agent works as root says so (SandboxLimits.root), not with uid 0")  # fmt: skip
         url = url or default_url()
         local = transport == "socket" or (transport == "auto" and url.startswith("unix://"))
+        if limits.root and not local:
+            raise ConfigError(f"a root sandbox needs a local podman (its pristine image is bind-mounted): {url}")
         name = f"ptrain-{uuid.uuid4().hex[:12]}"
         mounts = [
             {"type": "tmpfs", "source": "tmpfs", "target": workdir, "size": f"{limits.workspace_mb}m", "chown": True},
@@ -206,6 +227,12 @@ class Sandbox:
             mounts.append({"type": "bind", "source": str(host_dir), "target": "/run/ptrain"})
         else:
             mounts.append({"type": "tmpfs", "source": "tmpfs", "target": "/run/ptrain", "size": "1m", "mode": "1777"})
+        root_options = {}
+        if limits.root:
+            ids = [{"container_id": 0, "host_id": ROOT_USERNS_HOST_UID, "size": 65536}]
+            root_options = {"idmappings": {"UIDMap": ids, "GIDMap": ids}, "userns_mode": "private"}
+            mounts.append({"type": "bind", "source": await in_thread(pristine_mount, image, url), "target": PRISTINE,
+                           "read_only": True, "propagation": "rprivate"})  # fmt: skip
         all_labels = {LABEL: "1", f"{LABEL}.owner": owner_label(), **(labels or {})}
         podman = client(url)
         container = None
@@ -223,16 +250,17 @@ class Sandbox:
                 cpu_quota=int(limits.cpus * 100_000),
                 pids_limit=limits.pids,
                 **({"cpuset_cpus": limits.cpuset} if limits.cpuset else {}),
-                read_only=True,
+                read_only=not limits.root,
                 mounts=mounts,
                 cap_drop=["ALL"],
                 cap_add=AGENT_CAPABILITIES,
                 security_opt=["no-new-privileges"],
                 user="0:0",  # the agent; it runs every command as limits.user
                 working_dir=workdir,
-                environment={"PTRAIN_WORKSPACE": workdir, "PTRAIN_USER": limits.user},
+                environment={"PTRAIN_WORKSPACE": workdir, "PTRAIN_USER": "0:0" if limits.root else limits.user},
                 hostname="sandbox",
                 stop_timeout=0,
+                **root_options,
             )
             await in_thread(container.start)
         except Exception as e:
@@ -276,10 +304,17 @@ class Sandbox:
         return reply, data
 
     async def exec(
-        self, command: str, timeout_s: float = 120.0, max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+        self,
+        command: str,
+        timeout_s: float = 120.0,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        keep_running: bool = False,
     ) -> ExecResult:
-        """Run `command` in the persistent shell; past `timeout_s` everything it started is killed."""
-        header = {"op": "exec", "command": command, "timeout_s": timeout_s, "max_output_bytes": max_output_bytes}
+        """Run `command` in the persistent shell; past `timeout_s` everything it started is killed, and
+        what it left running is killed when it ends, unless `keep_running` (a verifier starting a
+        task's declared services: the next `run` kills them with everything else)."""
+        header = {"op": "exec", "command": command, "timeout_s": timeout_s, "max_output_bytes": max_output_bytes,
+                  "keep_running": keep_running}  # fmt: skip
         reply, data = await self.request(header, timeout_s=timeout_s + agent.KILL_GRACE_S + 10,
                                          max_reply_bytes=max_output_bytes + FRAME_SLACK_BYTES)  # fmt: skip
         return ExecResult(
@@ -327,6 +362,31 @@ class Sandbox:
         _, data = await self.request({"op": "get_tar", "path": path, "max_bytes": limit}, timeout_s=300,
                                      max_reply_bytes=limit)  # fmt: skip
         return data
+
+    async def get_state(self, workdir: str, max_bytes: int | None = None) -> bytes:
+        """A root sandbox's whole state as a tar: every path the container changed, added or deleted
+        (`podman diff`) and the workdir. Past `max_bytes` it is refused (WorkspaceError), as `get_tar`."""
+        try:
+            changes = await in_thread(self.container.diff)
+        except Exception as e:
+            raise SandboxError(f"podman diff of {self.name} failed: {e}") from e
+        limit = max_bytes if max_bytes is not None else self.limits.artifact_max_mb << 20
+        header = {"op": "get_state", "changes": [[c["Path"], c["Kind"]] for c in changes or []],
+                  "workdir": workdir, "max_bytes": limit, "as_root": True}  # fmt: skip
+        _, data = await self.request(header, timeout_s=300, max_reply_bytes=limit)
+        return data
+
+    async def put_state(self, workdir: str, tar: bytes) -> dict:
+        """Restore a state tar (`get_state`) into this fresh sandbox of the same image, as root; ptrain's
+        own paths are never written. Returns {"deleted": n, "skipped": n}."""
+        if isinstance(self.transport, SocketTransport):
+            reply, _ = await self.request({"op": "put_state", "workdir": workdir, "as_root": True}, tar, timeout_s=300)
+            return reply
+        staging = f"/tmp/.ptrain-state-{uuid.uuid4().hex}.tar"
+        await self.write_file(staging, tar, as_root=True)
+        reply, _ = await self.request({"op": "put_state", "workdir": workdir, "tar_path": staging, "as_root": True},
+                                      timeout_s=300)  # fmt: skip
+        return reply
 
     async def run(
         self,

@@ -49,6 +49,7 @@ class ImageSpec:
     cpus: float | None = None
     workspace_mb: int | None = None
     build_timeout_s: float | None = None  # `podman build` past this is a SandboxError
+    root: bool = False  # its tasks' agent works as root on a writable root filesystem (SandboxLimits.root)
 
 
 def host_apt_sources() -> str:

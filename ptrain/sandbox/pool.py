@@ -168,9 +168,10 @@ class SandboxPool:
 
 
 def limits_for(spec: ImageSpec, limits: SandboxLimits) -> SandboxLimits:
-    """`limits` with what the image spec asks for (memory, CPUs, workspace size) in place of the defaults."""
+    """`limits` with what the image spec asks for (memory, CPUs, workspace size, a root agent) in place of the defaults."""
     wanted = {"memory_mb": spec.memory_mb, "cpus": spec.cpus, "workspace_mb": spec.workspace_mb}
-    return dataclasses.replace(limits, **{k: v for k, v in wanted.items() if v is not None})
+    limits = dataclasses.replace(limits, **{k: v for k, v in wanted.items() if v is not None})
+    return dataclasses.replace(limits, root=True) if spec.root else limits
 
 
 class PoolSet:

@@ -7,6 +7,10 @@
 from __future__ import annotations
 
 import base64
+import bz2  # noqa: F401  (tarfile imports these lazily: loaded now, before a root agent can replace them)
+import ctypes
+import gzip  # noqa: F401
+import lzma  # noqa: F401
 import os
 import signal
 import socket
@@ -31,7 +35,12 @@ def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
                     "user": list(USER) if USER else None}, b""  # fmt: skip
         if op == "exec":
             try:
-                return shell.run(header["command"], float(header["timeout_s"]), int(header["max_output_bytes"]))
+                return shell.run(
+                    header["command"],
+                    float(header["timeout_s"]),
+                    int(header["max_output_bytes"]),
+                    keep=bool(header.get("keep_running")),
+                )
             except OSError as e:  # the shell itself could not be run: not the command's fault
                 return {"error": f"shell failure: {e}", "kind": "shell"}, b""
         if op == "run":
@@ -42,7 +51,7 @@ def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
         with as_user(root=bool(header.get("as_root"))):  # the harness's own files are root's
             return handle_file(header, payload)
     except OSError as e:
-        kind = "workspace" if op == "get_tar" else "file"
+        kind = "workspace" if op in ("get_tar", "get_state") else "file"
         return {"error": f"{type(e).__name__}: {e.strerror or e} ({header.get('path', '')})", "kind": kind}, b""
     except WorkspaceTooLarge as e:
         return {"error": f"the workspace is too large to collect: {e}", "kind": "workspace"}, b""
@@ -52,7 +61,16 @@ def handle(shell: Shell, header: dict, payload: bytes) -> tuple[dict, bytes]:
         return {"error": f"bad {op} request: {type(e).__name__}: {e}", "kind": "request"}, b""
 
 
+def undumpable() -> None:
+    """Commands that run as root (a task that asks for it) can't ptrace the agent or open its memory and fds."""
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
 def serve(path: str) -> None:
+    undumpable()
     signal.signal(signal.SIGCHLD, reap)
     os.makedirs(WORKSPACE, exist_ok=True)
     if USER is not None:  # the workspace tmpfs (and the image's files in it) are root's: hand them over

@@ -94,7 +94,9 @@ class Shell:
             os.close(fd)
         self.start(cwd)
 
-    def run(self, command: str, timeout_s: float, max_output_bytes: int) -> tuple[dict, bytes]:
+    def run(self, command: str, timeout_s: float, max_output_bytes: int, keep: bool = False) -> tuple[dict, bytes]:
+        """One command; what it left running is killed, unless `keep` (a verifier starting a task's declared
+        services, which the next `run` kills with everything else)."""
         nonce = uuid.uuid4().hex
         command = command.replace("\0", "")
         script = (
@@ -137,7 +139,8 @@ class Shell:
             elif time.monotonic() >= deadline:
                 timed_out, exit_code = True, 124
                 note = self._recover_from_timeout(nonce, output)
-        if not note and kill_tree(self.pid):  # what the command left running (`&`, setsid, a fork loop) dies now
+        # what the command left running (`&`, setsid, a fork loop) dies now, unless it is to be kept
+        if not note and not keep and kill_tree(self.pid):
             self._settle(output)
         self._drain(output)
         if note:

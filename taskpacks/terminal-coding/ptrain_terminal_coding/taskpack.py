@@ -47,6 +47,8 @@ class TerminalCoding:
                 raise SandboxError(f"setup of task {task.id} failed ({result.exit_code}): {result.output[-1000:]}")
 
     async def artifact(self, task: Task, sandbox: Sandbox) -> bytes:
+        if task.metadata.get("root"):  # the agent worked as root: its whole container state is the artifact
+            return await sandbox.get_state(task.metadata["workdir"])
         return await sandbox.get_tar(".")
 
     async def verify(self, task: Task, artifact: bytes, sandbox: Sandbox) -> Verdict:

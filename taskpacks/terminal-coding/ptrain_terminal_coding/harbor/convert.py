@@ -51,10 +51,13 @@ def find_tasks(src: Path) -> list[tuple[Path, str]]:
     return found
 
 
-def import_tasks(src: Path, dest: Path, split: str = "test") -> list[ImportResult]:
+def import_tasks(src: Path, dest: Path, split: str = "test", root: bool = True) -> list[ImportResult]:
     """Convert every task under `src` into `dest/<name>/`; a task that can't be converted is an error
     in its result (naming it and what is wrong) and the others are still imported. The tasks go to
-    `split` (a benchmark is held out), or "" for train/dev/test by a hash of each id."""
+    `split` (a benchmark is held out), or "" for train/dev/test by a hash of each id. With `root` (the
+    default, as Terminal-Bench runs its agents) the agent works as root on a writable root filesystem
+    and verification starts from the episode's whole container state; without, as the sandbox user in
+    the workdir, and only the workdir is verified."""
     if not src.is_dir():
         raise ConfigError(f"{src} is not a directory", fix="give a Harbor or Terminal-Bench task directory")
     found = find_tasks(src)
@@ -68,21 +71,21 @@ def import_tasks(src: Path, dest: Path, split: str = "test") -> list[ImportResul
             if result.name in seen:
                 raise ConfigError(f"another task under {src} is also named {result.name!r}")
             seen.add(result.name)
-            convert(folder, dest / result.name, result, split)
+            convert(folder, dest / result.name, result, split, root)
         except (ConfigError, OSError, ValueError, KeyError, TypeError) as e:  # TOML and YAML errors are ValueErrors
             result.error = f"task {result.name!r} ({folder}): {e}"
         results.append(result)
     return results
 
 
-def convert(folder: Path, out: Path, result: ImportResult, split: str = "test") -> None:
+def convert(folder: Path, out: Path, result: ImportResult, split: str = "test", root: bool = True) -> None:
     """Write the converted task to a temporary directory, then put it in place of any older import."""
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}")
     try:
         meta = (read_harbor if result.layout == "harbor" else read_terminal_bench)(folder, tmp, result)
         meta.update(name=result.name, layout=result.layout, source=str(folder.resolve()), base=result.base)
         meta.update(workdir=result.workdir, image_env=result.env, notes=result.notes, warnings=result.warnings)
-        meta.update(requirements=result.requirements, pins=result.pins, split=split)
+        meta.update(requirements=result.requirements, pins=result.pins, split=split, root=root)
         (tmp / META).write_text(json.dumps(meta, indent=2) + "\n")
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)
@@ -143,6 +146,8 @@ def read_harbor(folder: Path, out: Path, result: ImportResult) -> dict:
         "tags": list(meta.get("tags", [])),
         "test_script": "test.sh",
         "solution_script": "solve.sh" if (out / "solution").is_dir() else None,
+        # ptrain's own: commands that start services the tests query, run from the agent's state before them
+        "services": [str(c) for c in spec.get("ptrain", {}).get("services", [])],
         **info,
     }
 

@@ -27,6 +27,7 @@ USED = {
     "": {"schema_version", "version", "artifacts"},
     "verifier": {"timeout_sec", "env"},
     "agent": {"timeout_sec"},
+    "ptrain": {"services"},  # ptrain's own table: services the tests query, started from the agent's state
     "environment": {
         "build_timeout_sec",
         "cpus",
@@ -81,7 +82,7 @@ def unsupported(spec: dict) -> list[str]:
     if env.get("mcp_servers"):
         out.append("[environment] mcp_servers (no MCP servers run beside a sandbox)")
     if spec.get("artifacts"):
-        out.append("artifacts (the artifact is the workdir's tar)")
+        out.append("artifacts (the artifact is the container's state, or the workdir's tar with --no-root)")
     return out
 
 

@@ -53,6 +53,7 @@ def load_one(folder: Path) -> Task:
                 name=f"imported-{meta['name']}",
                 context=folder / "environment",
                 workdir=meta["workdir"],
+                root=bool(meta.get("root")),  # the agent works as root; verified from the whole container state
                 **meta.get("resources", {}),  # task.toml's cpus, memory_mb, storage_mb, build_timeout_sec
             ),
             metadata={
@@ -72,6 +73,8 @@ def load_one(folder: Path) -> Task:
                 "workdir": meta["workdir"],
                 "tags": meta.get("tags", []),
                 "pins": meta.get("pins", []),
+                "root": bool(meta.get("root")),
+                "services": list(meta.get("services", [])),
             },
         )
     except (OSError, ValueError, KeyError) as e:

@@ -11,6 +11,16 @@ The reward is Harbor's: `reward.json`'s `reward` key, else `reward.txt`; no rewa
 not a number) is a 0 saying why. The test script's exit code decides only for the Terminal-Bench 1
 layout, which has no reward files, and `reward_from` says so. When pytest ran, the reward must agree
 with its sealed report (seal.agree): a reward of 1 with failed tests, or a canary that passed, is 0.
+
+A task whose agent works as root (imported Harbor tasks, as Terminal-Bench runs them) is verified
+from the episode's whole container state, restored into a fresh container of its image: packages it
+installed, /etc it changed, files outside the workdir are there. Everything on that root filesystem
+is the agent's then, so the harness trusts none of it: the test script runs under the image's own
+bash and its pytest (`pytest`, `python3 -m pytest`, `uvx ... pytest`, `uv run ... pytest`) under the
+image's own Python, both from the pristine image mounted read-only at /opt/ptrain/pristine with their
+own loader and libraries; the state's site-packages and the workdir come after the image's on
+sys.path. Services a task declares (`services` in its metadata) are started from the state before the
+tests, and the verdict says the isolation is weaker: they run as root beside the harness.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ import uuid
 from collections.abc import Mapping
 
 from ptrain.errors import SandboxError, ToolError
-from ptrain.sandbox.container import Sandbox
+from ptrain.sandbox.container import PRISTINE, Sandbox
 from ptrain.taskpack import Task, Verdict
 from ptrain_terminal_coding.harbor import seal
 from ptrain_terminal_coding.harbor.imported import VERIFY_ROOT
@@ -36,6 +46,50 @@ HARNESS_ROOT = "/tmp/.ptrain-harness"  # root's, 0711: traversable, not listable
 REWARD_FILES = ("reward.json", "reward.txt")  # Harbor's order
 MAX_REWARD_BYTES = 65536
 BASE_ENV = {"PATH": PATH, "HOME": "/home/agent", "LANG": "C.UTF-8", "TERM": "dumb", "PYTHONUNBUFFERED": "1"}
+LOADER = f"{PRISTINE}/lib64/ld-linux-x86-64.so.2"
+LIBRARY_PATH = f"{PRISTINE}/lib/x86_64-linux-gnu:{PRISTINE}/usr/lib/x86_64-linux-gnu"
+STATE_SITE = ["/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages"]
+# The test script of a root task, run by the pristine bash: its pytest, however it is asked for, is the
+# pristine image's, with ptrain's seal first on sys.path and the agent's state after the image's own.
+PRISTINE_SHELL = r"""# ptrain: the test script's pytest runs from the task's pristine image, not the agent's state
+__ptrain_pytest() {
+    "$__PTRAIN_LOADER" --library-path "$__PTRAIN_LIBS" "$__PTRAIN_PRISTINE/usr/bin/python3" -I -c \
+        'import sys; sys.path[:0] = [sys.argv.pop(1)]; sys.path += sys.argv.pop(1).split(":"); import pytest; sys.exit(pytest.main())' \
+        "$__PTRAIN_SEAL" "$__PTRAIN_STATE_PATH" "$@"
+}
+pytest() { __ptrain_pytest "$@"; }
+__ptrain_python() {  # python3 [-P -B -X opt ...] -m pytest ARGS: the pristine pytest; anything else: the state's
+    local py=$1; shift; local args=("$@")
+    while [ $# -gt 0 ]; do
+        case $1 in
+            -m) [ "${2:-}" = pytest ] && { shift 2; __ptrain_pytest "$@"; return; }; break;;
+            -X|-W) shift 2;;
+            -c|-) break;;
+            -*) shift;;
+            *) break;;
+        esac
+    done
+    command $py "${args[@]}"
+}
+python3() { __ptrain_python python3 "$@"; }
+python() { __ptrain_python python "$@"; }
+__ptrain_tool() {  # uvx/uv run [options] pytest ARGS: the options pick packages the image already has
+    local tool=$1; shift; local args=("$@")
+    while [ $# -gt 0 ]; do
+        case $1 in
+            pytest) shift; __ptrain_pytest "$@"; return;;
+            python|python3) local py=$1; shift; __ptrain_python "$py" "$@"; return;;
+            --with|-w|--python|-p|--from|--with-requirements|--index|--default-index|-i|--index-url|--find-links|-f) shift 2;;
+            -*) shift;;
+            *) break;;
+        esac
+    done
+    command $tool "${args[@]}"
+}
+uvx() { __ptrain_tool uvx "$@"; }
+uv() { if [ "${1:-}" = run ] || [ "${1:-}" = tool ]; then local sub=$1; shift; [ "$sub" = tool ] && [ "${1:-}" = run ] && shift; __ptrain_tool "uv $sub" "$@"; else command uv "$@"; fi; }
+source "$__PTRAIN_SCRIPT"
+"""
 
 
 def harness_tar(root: str, tests: Mapping[str, bytes], canary: str, user: tuple[int, int]) -> bytes:
@@ -79,15 +133,24 @@ def test_env(meta: dict, root: str) -> dict[str, str]:
 
 
 async def verify_imported(task: Task, artifact: bytes, sandbox: Sandbox, version: str) -> Verdict:
-    """Restore the workspace, only then bring the harness in, run the test script sealed; read the reward."""
+    """Restore the workspace (or a root task's whole container state), only then bring the harness in,
+    run the test script sealed; read the reward."""
     meta, workdir = task.metadata, task.metadata["workdir"]
+    root_task = bool(meta.get("root"))
+    if root_task and not sandbox.limits.root:
+        raise SandboxError(f"task {task.id} is verified from its container state: it needs a root sandbox")
     cleared = await sandbox.exec(f"find {shlex.quote(workdir)} -mindepth 1 -delete", timeout_s=60)
     if not cleared.ok:  # the image's files are in the fresh workdir: clear them so deletions count too
         raise SandboxError(f"could not clear {workdir} before restoring task {task.id}: {cleared.output[-500:]}")
+    state: dict = {}
     try:
-        await sandbox.put_tar(workdir, artifact)
+        if root_task:
+            state = await sandbox.put_state(workdir, artifact)
+        else:
+            await sandbox.put_tar(workdir, artifact)
     except ToolError as e:  # the model's workspace, which it made unrestorable: its failure
-        return Verdict(0.0, False, {"reason": f"the workspace could not be restored: {e}"}, version)
+        return Verdict(0.0, False, {"reason": f"the {'state' if root_task else 'workspace'} could not be restored: {e}"},
+                       version)  # fmt: skip
     key = uuid.uuid4().hex
     root, canary = f"{HARNESS_ROOT}/{key}", f"test_ptrain_canary_{key[:12]}"
     tests = {}
@@ -96,13 +159,20 @@ async def verify_imported(task: Task, artifact: bytes, sandbox: Sandbox, version
             tests[rel] = data.decode().replace(VERIFY_ROOT, root).encode()
         except UnicodeDecodeError:
             tests[rel] = data
-    uid, _, gid = sandbox.limits.user.partition(":")
+    uid, _, gid = "0:0".partition(":") if root_task else sandbox.limits.user.partition(":")
     await sandbox.put_tar(HARNESS_ROOT, harness_tar(root, tests, canary, (int(uid), int(gid or uid))), as_root=True)
     script = f"{root}/tests/{meta['test_script']}"
     cap = test_timeout_cap_s()
     timeout_s = min(float(meta["timeout_s"]), cap)
-    run = await sandbox.run(["bash", script], test_env(meta, root), cwd=workdir, timeout_s=timeout_s)
-    details: dict = {"exit_code": run.exit_code, "output": run.output[-4000:]}
+    details: dict = {}
+    env, argv = test_env(meta, root), ["bash", script]
+    if root_task:
+        argv, env = await pristine_harness(sandbox, root, script, workdir, env)
+        details["state"] = f"the episode's whole container state ({state.get('deleted', 0)} deletions; " \
+                           f"{state.get('skipped', 0)} entries in ptrain's own paths skipped)"  # fmt: skip
+        details["isolation"] = await start_services(sandbox, meta.get("services") or [], details)
+    run = await sandbox.run(argv, env, cwd=workdir, timeout_s=timeout_s)
+    details.update(exit_code=run.exit_code, output=run.output[-4000:])
     details.update(timeout_s=timeout_s, timeout_cap_s=cap, task_timeout_s=float(meta["timeout_s"]))
     found = await reward_files(sandbox, f"{root}/logs/verifier")
     reward = harbor_reward(found, meta["layout"], run.exit_code, details)
@@ -111,6 +181,30 @@ async def verify_imported(task: Task, artifact: bytes, sandbox: Sandbox, version
     if run.timed_out:
         reward, details["reason"] = 0.0, f"tests timed out after {timeout_s:g} s"
     return Verdict(reward=reward, passed=reward >= 1.0, details=details, verifier_version=version)
+
+
+async def pristine_harness(sandbox: Sandbox, root: str, script: str, workdir: str, env: dict) -> tuple[list, dict]:
+    """The pristine bash running PRISTINE_SHELL, which sources the test script; `env` for it."""
+    wrapper = f"{root}/seal/pristine.sh"
+    await sandbox.write_file(wrapper, PRISTINE_SHELL, mode=0o644, as_root=True)
+    env = {**env, "HOME": "/root", "__PTRAIN_LOADER": LOADER, "__PTRAIN_LIBS": LIBRARY_PATH,
+           "__PTRAIN_PRISTINE": PRISTINE, "__PTRAIN_SEAL": f"{root}/seal", "__PTRAIN_SCRIPT": script,
+           "__PTRAIN_STATE_PATH": ":".join([*STATE_SITE, workdir])}  # fmt: skip
+    return [LOADER, "--library-path", LIBRARY_PATH, f"{PRISTINE}/usr/bin/bash", "--noprofile", "--norc", wrapper], env
+
+
+async def start_services(sandbox: Sandbox, services: list[str], details: dict) -> str:
+    """Start the services a task declares, from the restored state, left running for the tests."""
+    if not services:
+        return "sealed: nothing from the agent's state runs until the test script calls it"
+    for command in services:
+        started = await sandbox.exec(command, timeout_s=60, keep_running=True)
+        if not started.ok:
+            details.setdefault("service_errors", []).append(
+                f"{command}: exit {started.exit_code}: {started.output[-300:]}"
+            )
+    return ("weaker: the task's declared services (" + "; ".join(services) + ") started from the agent's state "
+            "and ran as root beside the harness")  # fmt: skip
 
 
 async def reward_files(sandbox: Sandbox, logs: str) -> dict[str, bytes | str]:
