@@ -348,8 +348,8 @@ async def test_reward_file_attacks_from_the_code_under_test_score_zero(imported,
     assert {name: v.reward for name, v in by_name.items()} == dict.fromkeys(ATTACKS, 0.0)
     for name in ("reward.txt through TEST_DIR", "a detached rewriter"):  # the file was written; pytest says failed
         assert "a reward of 1 though pytest reported 2 tests not passed" in by_name[name].details["tampered"], name
-    glob = by_name["a glob on /tmp"].details  # found nothing to write to: the exit code decided, and said so
-    assert "tampered" not in glob and glob["reward_from"].startswith("exit code (terminal-bench 1 layout)"), glob
+    glob = by_name["a glob on /tmp"].details  # as root it finds the harness's logs and writes; the seal pays 0
+    assert "a reward of 1 though pytest reported 2 tests not passed" in glob["tampered"], glob
     no_key = by_name["reward.json without a reward key"].details
     assert "no `reward` key" in no_key["note"] and no_key["reward_from"].startswith("exit code"), no_key
 

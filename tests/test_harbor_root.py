@@ -152,3 +152,15 @@ async def test_the_same_forgery_earns_one_against_a_harness_run_from_the_state(t
     calls = [ToolCall("bash", {"command": PLANT, "timeout_s": 60}), ToolCall("submit", {})]
     verdict = await verify_artifact(TASKPACK, task, await replay(TASKPACK, task, calls, pools), pools)
     assert verdict.reward == 1.0, verdict.details
+
+
+async def test_with_no_root_an_import_works_in_the_workdir_as_the_sandbox_user(tmp_path, pools):
+    [result] = import_tasks(FIXTURES / "harbor-root", tmp_path, root=False)
+    [plain] = load_imported(tmp_path)
+    assert result.ok and not plain.image.root
+    async with pools.sandbox(plain.image) as sandbox:
+        who = await sandbox.exec("id -u; touch /etc/x || echo read-only")
+    assert who.output.split()[0] == "1000" and "read-only" in who.output
+    # the task's own gold needs root: as the sandbox user it can't pass, and that is the model's 0, not an error
+    result = await check_one(TASKPACK, plain, pools, probes=False)
+    assert (result.gold, result.noop) == (0.0, 0.0)
