@@ -120,6 +120,7 @@ def test_python_packages_come_from_pinned_wheels_and_test_time_requirements_are_
     containerfile = (imported / "count-words" / "environment" / "Containerfile").read_text()
     assert "ARG PIP_NO_INDEX=1" in containerfile and "RUN pip install --no-cache-dir pytest==8.4.1" in containerfile
     assert "pytest==8.4.1 pytest-json-ctrf==0.3.5" in containerfile  # what test.sh's uvx asked for, installed
+    assert 'cp "$(command -v uv)" "$(command -v uvx)" /root/.local/bin/' in containerfile  # where install.sh puts uv
     assert any("ask for Python 3.13" in w for w in meta["warnings"])
     config = json.loads((imported / "fix-server-config" / "ptrain-import.json").read_text())
     assert "iniconfig==2.1.0" in config["pins"]  # installed by a setup script the Dockerfile runs

@@ -138,7 +138,19 @@ def offline_pip(requirements: list[str], context: Path, result: ImportResult) ->
         f"COPY {wheels.CONTEXT_DIR}/ {wheels.IMAGE_DIR}/",
         f"RUN python3 {pip}/pip install --no-index --no-cache-dir --break-system-packages --quiet {pip}",
         *(f"ARG {k}={v}" for k, v in OFFLINE_ARGS.items()),
+        *uv_where_its_installer_puts_it(requirements),
     ]
+
+
+def uv_where_its_installer_puts_it(requirements: list[str]) -> list[str]:
+    """uv from its wheel, and a copy in /root/.local/bin, where `curl .../uv/install.sh | sh` puts it for
+    root (Dockerfiles `cp` it from there, so a link would be copied onto itself); the installer line
+    itself then fails harmlessly offline."""
+    uv = [r for r in requirements if re.fullmatch(r"uv(==[\w.]+)?", r)]
+    if not uv:
+        return []
+    return [f"RUN python3 -m pip install --no-index --find-links {wheels.IMAGE_DIR} --no-cache-dir --quiet {uv[0]} \\\n"
+            " && mkdir -p /root/.local/bin && cp \"$(command -v uv)\" \"$(command -v uvx)\" /root/.local/bin/"]  # fmt: skip
 
 
 def test_packages(requirements: list[str]) -> list[str]:
