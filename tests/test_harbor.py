@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 from ptrain_terminal_coding import TASKPACK
-from ptrain_terminal_coding.harbor import import_tasks, load_imported
+from ptrain_terminal_coding.harbor import import_tasks, load_imported, substitutes
 from ptrain_terminal_coding.harbor.bases import MAPS, map_base
+from ptrain_terminal_coding.harbor.dockerfile import convert_dockerfile
+from ptrain_terminal_coding.harbor.imported import ImportResult
 from ptrain_terminal_coding.harbor.offline import needs_of
 from ptrain_terminal_coding.harbor.seal import agree
 from ptrain_terminal_coding.harbor.verify import harbor_reward
@@ -234,6 +236,113 @@ def test_a_go_task_imports_with_the_golang_image_s_environment_before_its_own(tm
     assert meta["image_env"]["GOTOOLCHAIN"] == "local" and meta["image_env"]["GOPATH"] == "/go"
     containerfile = (tmp_path / "dest" / "on-go" / "environment" / "Containerfile").read_text()
     assert containerfile.index("golang-1.22-go/bookworm-backports") < containerfile.index("ENV GOTOOLCHAIN=local")
+
+
+KOTLIN_RUN = (
+    "curl -fsSL https://github.com/JetBrains/kotlin/releases/download/v${KOTLIN_VERSION}/"
+    "kotlin-compiler-${KOTLIN_VERSION}.zip -o /tmp/kotlinc.zip && unzip -q /tmp/kotlinc.zip -d /opt && rm /tmp/kotlinc.zip"
+)
+
+
+def convert(dockerfile: str, context: Path) -> tuple[str, ImportResult]:
+    context.mkdir(parents=True, exist_ok=True)
+    result = ImportResult("t", "harbor", context)
+    return convert_dockerfile(dockerfile, context, result), result
+
+
+def test_jetbrains_kotlin_compiler_zip_is_found_with_its_version_from_env_and_arg():
+    found = substitutes.find(KOTLIN_RUN, {"KOTLIN_VERSION": "1.9.22"})
+    assert (found.substitute.package, found.version, found.dest, found.rest) == ("kotlin-compiler", "1.9.22",
+                                                                                 "/opt/kotlinc", "")  # fmt: skip
+    assert found.url == "https://github.com/JetBrains/kotlin/releases/download/v1.9.22/kotlin-compiler-1.9.22.zip"
+    fallback = substitutes.find(KOTLIN_RUN + ' || echo "skipped (offline)"', {"KOTLIN_VERSION": "2.0.0"})
+    assert fallback.version == "2.0.0" and fallback.rest == ""  # the copy succeeds: its fallback never runs
+    more = substitutes.find(f"apt-get install -y unzip && {KOTLIN_RUN.replace('/opt', '/usr/local/')} && kotlinc -version", {"KOTLIN_VERSION": "1.9.22"})  # fmt: skip
+    assert more.dest == "/usr/local/kotlinc" and more.rest == "apt-get install -y unzip && kotlinc -version"
+    wget = "wget -q -O k.zip https://github.com/JetBrains/kotlin/releases/download/v1.9.0/kotlin-compiler-1.9.0.zip"
+    assert substitutes.find(f"{wget} && unzip k.zip -d /opt", {}).version == "1.9.0"
+    assert substitutes.find(KOTLIN_RUN, {}) is None  # the version is unknown: still a refused download
+    assert (
+        substitutes.find(KOTLIN_RUN.replace("unzip -q /tmp/kotlinc.zip -d /opt", "true"), {"KOTLIN_VERSION": "1"})
+        is None
+    )
+    assert substitutes.find("curl -o a.zip https://x.test/a.zip && unzip a.zip -d /opt", {}) is None
+
+
+def test_the_kotlin_download_becomes_a_copy_of_npm_s_package_executables_kept(tmp_path, monkeypatch):
+    package = tmp_path / "npm" / "package"
+    (package / "bin").mkdir(parents=True)
+    (package / "lib").mkdir()
+    (package / "bin" / "kotlinc").write_text("#!/bin/sh\necho kotlinc\n")
+    (package / "bin" / "kotlinc").chmod(0o755)
+    (package / "lib" / "kotlin-stdlib.jar").write_text("jar")
+    subprocess.run(["tar", "czf", tmp_path / "npm" / "kotlin-compiler-1.9.22.tgz", "-C", tmp_path / "npm", "package"],
+                   check=True)  # fmt: skip
+    monkeypatch.setenv("PTRAIN_HARBOR_NPM", str(tmp_path / "npm"))  # what `npm pack kotlin-compiler@1.9.22` gives
+    monkeypatch.setenv("PTRAIN_HOME", str(tmp_path / "home"))
+    dockerfile = f"FROM eclipse-temurin:17.0.12_7-jdk-jammy\nARG KOTLIN_VERSION=1.9.22\nRUN {KOTLIN_RUN} \\\n && kotlinc -version\n"
+    containerfile, result = convert(dockerfile, tmp_path / "ctx")
+    copied = tmp_path / "ctx" / "ptrain-downloads" / "kotlin-compiler-1.9.22"
+    assert (
+        os.access(copied / "bin" / "kotlinc", os.X_OK) and (copied / "lib" / "kotlin-stdlib.jar").read_text() == "jar"
+    )
+    assert (tmp_path / "home" / "npm" / "kotlin-compiler-1.9.22" / "bin" / "kotlinc").is_file()  # cached
+    assert "COPY ptrain-downloads/kotlin-compiler-1.9.22/ /opt/kotlinc/\nRUN kotlinc -version\n" in containerfile
+    assert "# ptrain: was `RUN curl -fsSL https://github.com/JetBrains" in containerfile
+    assert "github.com" not in code(containerfile)
+    assert any("is npm's kotlin-compiler@1.9.22" in n for n in result.notes)
+
+
+def test_a_heredoc_run_becomes_a_script_in_the_context_that_the_shell_runs_with_the_same_expansion(tmp_path):
+    dockerfile = (
+        "FROM debian:bookworm\n"
+        "RUN python3 - <<'PY'\nimport os\nprint('$HOME')\nPY\n"
+        "RUN cat > /tmp/out/quoted <<'EOF'\n$GREETING there\nEOF\n"
+        "RUN cat > /tmp/out/unquoted <<EOF && echo done\n$GREETING there\nEOF\n"
+        'SHELL ["/bin/bash", "-o", "pipefail", "-c"]\n'
+        'RUN <<-EOF\n\techo "$GREETING" > /tmp/out/alone\nEOF\n'
+        "RUN <<EOF\n#!/usr/bin/env python3\nprint(1)\nEOF\n"
+    )
+    containerfile, result = convert(dockerfile, tmp_path / "ctx")
+    assert "print(" not in code(containerfile) and "GREETING" not in code(containerfile)
+    runs = [line for line in containerfile.splitlines() if "/opt/ptrain/heredocs/" in line and line.startswith("RUN")]
+    assert runs == ["RUN /bin/sh /opt/ptrain/heredocs/1.sh", "RUN /bin/sh /opt/ptrain/heredocs/2.sh",
+                    "RUN /bin/sh /opt/ptrain/heredocs/3.sh", "RUN /bin/bash -o pipefail /opt/ptrain/heredocs/4.sh",
+                    "RUN /opt/ptrain/heredocs/5.sh"]  # fmt: skip
+    assert "COPY ptrain-heredocs/1.sh /opt/ptrain/heredocs/1.sh" in containerfile
+    scripts = tmp_path / "ctx" / "ptrain-heredocs"
+    assert (scripts / "1.sh").read_text() == "python3 - <<'PY'\nimport os\nprint('$HOME')\nPY\n"
+    assert (scripts / "5.sh").read_text() == "#!/usr/bin/env python3\nprint(1)\n" and os.access(
+        scripts / "5.sh", os.X_OK
+    )
+    assert sum("heredoc" in n for n in result.notes) == 5
+    out = tmp_path / "out"
+    out.mkdir()
+    for n in (2, 3, 4):  # the shell reads them as the build would: quoted literal, unquoted expanded
+        text = (scripts / f"{n}.sh").read_text().replace("/tmp/out", str(out))
+        done = subprocess.run(["bash", "-c", text], env={"GREETING": "hi", "PATH": os.environ["PATH"]},
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert (out / "quoted").read_text() == "$GREETING there\n" and (out / "unquoted").read_text() == "hi there\n"
+    assert (out / "alone").read_text() == "hi\n"  # `<<-` strips the tab
+
+
+def test_exact_apt_pins_are_dropped_with_a_warning_naming_them(tmp_path):
+    dockerfile = (
+        "FROM debian:bookworm\nRUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \\\n"
+        "        git=1:2.39.5-0+deb12u2 \\\n        libc6:amd64=2.36-9+deb12u4 curl \\\n"
+        "    && echo keep=1.0 > /tmp/x\nRUN apt-get install -y python3\n"
+    )
+    containerfile, result = convert(dockerfile, tmp_path / "ctx")
+    body = code(containerfile)
+    assert "        git \\\n        libc6:amd64 curl \\\n    && echo keep=1.0 > /tmp/x" in body
+    assert "deb12u" not in body and "DEBIAN_FRONTEND=noninteractive apt-get install -y" in body
+    assert (
+        "# ptrain: was `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y git=1:2.39.5"
+        in containerfile
+    )
+    [warning] = result.warnings
+    assert "git=1:2.39.5-0+deb12u2 libc6:amd64=2.36-9+deb12u4" in warning and "current point release" in warning
 
 
 def test_task_toml_resources_and_timeouts_reach_the_task(imported):

@@ -17,7 +17,8 @@ and the usual tools; podman reuses that image's layers, so the build takes secon
 packages that stand in for the base (Debian's Go, OpenJDK, Node), and its other steps are kept,
 run as root, then the WORKDIR is handed to the sandbox user (1000). Python packages, the build's and
 the tests' (`pip install`, `uvx --with pytest==8.4.1`, uv itself), come from wheels the host fetches
-once, pinned and cached, and install offline; any other download at build time (`git clone`, `curl`
+once, pinned and cached, and install offline; the Kotlin compiler's zip from JetBrains comes from
+npm's identical `kotlin-compiler` package; any other download at build time (`git clone`, `curl`
 of a URL) is refused at import. Tests must run offline: lines that install uv, pip packages or apt
 packages at test time are dropped (their Python packages are already in the image), `uvx ... pytest`
 and `uv run pytest` become the image's pytest, and /tests and /logs (the root filesystem is read-only
@@ -34,6 +35,8 @@ with what it reported.
     offline.py     what commands fetch: Python requirements, uv's installer, downloads that can't work here
     bases.py       which FROM images map, and the Debian packages (a pinned suite for Go) and ENV for each
     wheels.py      those requirements as wheels: pip download on the host, pinned, cached
+    substitutes.py downloads a registry holds unchanged (JetBrains' Kotlin compiler: npm's kotlin-compiler)
+    runlines.py    RUN lines rewritten: heredocs as scripts from the context, exact apt pins dropped
     dockerfile.py  the Dockerfile as a Containerfile on terminal-coding's image
     convert.py     import_tasks(): find tasks of either layout and write each converted directory
     tasks.py       load_imported() turns those directories into Tasks

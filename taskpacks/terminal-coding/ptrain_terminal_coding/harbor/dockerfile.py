@@ -7,9 +7,11 @@ are kept, run as root, and the WORKDIR is handed to the sandbox user (1000). Pyt
 (the Dockerfile's `pip install` lines, its setup scripts', and what the tests ask for) come from
 wheels the host fetched into the context (wheels.py): pip is installed from its own wheel, and
 PIP_NO_INDEX / PIP_FIND_LINKS (build ARGs, so not in the image's environment) make the task's own
-`pip install` lines install offline, unchanged. Steps that download anything else (`git clone`,
-`curl`/`wget` of a URL, `ADD URL`) or need a second stage are refused with the reason, before any
-build is tried.
+`pip install` lines install offline, unchanged. A download that a registry holds unchanged (the
+Kotlin compiler from JetBrains' releases: substitutes.py) becomes a COPY of the registry's package;
+heredoc RUNs and exact apt pins, which podman's builder and Debian's mirror can't take, are rewritten
+(runlines.py). Steps that download anything else (`git clone`, `curl`/`wget` of a URL, `ADD URL`) or
+need a second stage are refused with the reason, before any build is tried.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import shlex
 from pathlib import Path
 
 from ptrain.errors import ConfigError
-from ptrain_terminal_coding.harbor import wheels
+from ptrain_terminal_coding.harbor import runlines, substitutes, wheels
 from ptrain_terminal_coding.harbor.bases import map_base
 from ptrain_terminal_coding.harbor.imported import META, ImportResult
 from ptrain_terminal_coding.harbor.offline import Needs, needs_of, scripts_run
@@ -39,8 +41,11 @@ OFFLINE_ARGS = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels.IMAGE_DIR, "PIP_BR
 def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Needs | None = None) -> str:
     """The task's Dockerfile on terminal-coding's image: FROM mapped, other steps kept, Python packages
     (its own and `tests`', what its test and solution scripts ask for) from wheels, workdir owned by 1000."""
-    steps, workdir, froms, env, build = [], "/", [], {}, Needs()
-    for group, line in logical_lines(text):
+    steps, workdir, froms, env, args, build = [], "/", [], {}, {}, Needs()
+    shell, entries, i, heredocs = ["/bin/sh"], logical_lines(text), 0, 0
+    while i < len(entries):
+        group, line = entries[i]
+        i += 1
         word, _, rest = line.strip().partition(" ")
         word = word.upper()
         if not line.strip() or line.lstrip().startswith("#"):
@@ -51,19 +56,39 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
             result.notes.append(f"Dockerfile: dropped `{shorten(line, 40)}` (before FROM)")
         elif word in DROPPED:
             result.notes.append(f"Dockerfile: dropped `{shorten(line, 40)}` (not used in a sandbox)")
+        elif word == "RUN" and (marker := runlines.heredoc(rest)):
+            body = []
+            while i < len(entries) and not entries[i][1] and (not body or body[-1].strip() != marker.group(3)):
+                body += entries[i][0]
+                i += 1
+            shelled = not rest[: marker.start()].strip() or re.match(r"^(?:\S*/)?(?:ba)?sh\b", rest.strip())
+            build.add(needs_of("\n".join([rest, *body]) if shelled else rest, context))
+            heredocs += 1
+            lines, note = runlines.heredoc_steps(rest, body, context, shell, heredocs)
+            steps += lines
+            result.notes.append(note)
+        elif word == "RUN" and (found := substitutes.find(rest, {**args, **env})):
+            name = substitutes.place(found, context)
+            steps += substitutes.steps(found, name, rest)
+            result.notes.append(substitutes.note(found, name))
+            run_needs(found.rest, line, context, build)
         else:
             if word == "WORKDIR":
                 workdir = os.path.normpath(os.path.join(workdir, rest.strip().strip("\"'")))
             elif word == "ENV":
-                env.update({k: expand_known(v, env) for k, v in env_of(rest).items()})
+                env.update({k: expand_known(v, {**args, **env}) for k, v in env_of(rest).items()})
+            elif word == "ARG":
+                args.update({k: expand_known(v, {**args, **env}) for k, v in env_of(rest).items() if "=" in rest})
+            elif word == "SHELL":
+                shell = runlines.shell_of(rest)
             elif word in ("COPY", "ADD"):
                 build.downloads += check_copy(word, rest, context)
             elif word == "RUN":
-                build.add(needs_of(rest, context))
-                for script in scripts_run(rest, context):
-                    found = needs_of(script.read_text(errors="replace"), context)
-                    where = f"{script.relative_to(context)} (run by `{shorten(line, 40)}`)"
-                    build.add(Needs(found.requirements, [f"{where}: {d}" for d in found.downloads]))
+                run_needs(rest, line, context, build)
+                if pins := runlines.apt_pins(rest):
+                    result.warnings.append(runlines.pin_warning(pins))
+                    steps += [f"# ptrain: was `{shorten(line, 300)}`", *runlines.unpin(group, pins)]
+                    continue
             steps += group
     if len(froms) != 1:
         raise ConfigError(f"the Dockerfile has {len(froms)} FROM lines; one stage is supported")
@@ -108,6 +133,15 @@ def convert_dockerfile(text: str, context: Path, result: ImportResult, tests: Ne
         "USER 1000:1000",
         "",
     ])  # fmt: skip
+
+
+def run_needs(run: str, line: str, context: Path, build: Needs) -> None:
+    """What a RUN line, and the scripts of the context it runs, fetch, added to `build`."""
+    build.add(needs_of(run, context))
+    for script in scripts_run(run, context):
+        found = needs_of(script.read_text(errors="replace"), context)
+        where = f"{script.relative_to(context)} (run by `{shorten(line, 40)}`)"
+        build.add(Needs(found.requirements, [f"{where}: {d}" for d in found.downloads]))
 
 
 def env_of(rest: str) -> dict[str, str]:

@@ -7,7 +7,8 @@ each command of a Dockerfile's RUN line, or of a script a RUN line runs, is read
 - uv's installer (`curl https://astral.sh/uv/VERSION/install.sh | sh`): uv is on PyPI, so it
   becomes the `uv` wheel of that version;
 - anything else downloaded (`git clone`, `curl`/`wget` of a URL, `pip install git+URL`, `ADD URL`):
-  it cannot work offline, and the import says so with the command, before any build is tried.
+  it cannot work offline, and the import says so with the command, before any build is tried; unless
+  it is in substitutes.py's table of archives a registry holds unchanged, which dockerfile.py checks first.
 """
 
 from __future__ import annotations
