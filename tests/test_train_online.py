@@ -85,6 +85,27 @@ async def test_online_rounds_roll_out_verify_step_and_resume(model_path, tokeniz
     assert torch.load(complete_checkpoints(run / "train" / "checkpoints")[-1] / "trainer.pt", weights_only=False)
 
 
+async def test_the_curriculum_picks_the_rounds_tasks_and_logs_its_estimates(
+    model_path, tokenizer, tmp_path, podman_url
+):
+    pack = load("terminal-coding")
+    tasks = [t for t in pack.tasks("train") if t.id in TASKS]
+    fmt = ChatFormat(tokenizer, "bash")
+    engine = ScriptedEngine(fmt, alternating(fmt, pack, tasks))
+    cfg = TrainConfig(model=str(model_path), taskpack="terminal-coding", lora_rank=4, groups_per_step=1,
+                      save_every=1, tensorboard=False, curriculum=True)  # fmt: skip
+    rollout = RolloutConfig(task_ids=TASKS, samples=2, concurrency=1, max_new_tokens=256, flush_interval_s=0.5)
+    rows = await train_online(tmp_path / "run", cfg, rollout, rounds=2, engine=engine)
+    assert [r["tasks"] for r in rows] == [1, 1] and all(r["stepped"] for r in rows)
+    snap = rows[-1]["curriculum"]
+    assert snap["tier"] in {t.difficulty for t in tasks} and snap["tiers"][snap["tier"]]["seen"] >= 1
+    logged = [json.loads(line) for line in (tmp_path / "run" / "metrics" / "online.jsonl").read_text().splitlines()]
+    assert [row["curriculum"]["tiers"] for row in logged] == [r["curriculum"]["tiers"] for r in rows]
+    again = await train_online(tmp_path / "run", cfg, rollout, rounds=3, engine=engine)  # rebuilt from the store
+    assert [r["round"] for r in again] == [3]
+    assert sum(t["seen"] for t in again[0]["curriculum"]["tiers"].values()) >= snap["tiers"][snap["tier"]]["seen"]
+
+
 @pytest.mark.podman
 async def test_gold_demonstrations_become_sft_training_data(model_path, tmp_path, podman_url):
     from ptrain.cli.rollout import run_rollout

@@ -42,9 +42,9 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     store = Store(run, create=True)
     pack = load_taskpack(rollout.taskpack)
     rollout = dataclasses.replace(rollout, action_format=resolve_action_format(rollout.action_format, pack.tools()))
-    if rollout.ray and cfg.dynamic_sampling:
-        raise ConfigError("dynamic_sampling runs in local online training only, not on Ray (yet)",
-                          fix="set dynamic_sampling = 0, or train without --ray")  # fmt: skip
+    if rollout.ray and (cfg.dynamic_sampling or cfg.curriculum):
+        raise ConfigError("dynamic_sampling and the curriculum run in local online training only, not on Ray (yet)",
+                          fix="set dynamic_sampling = 0 and curriculum = false, or train without --ray")  # fmt: skip
     trainer = Trainer(cfg, run)
     trainer.start(rounds)
     order = task_order(pack, rollout)

@@ -9,6 +9,10 @@ signal are fewer than `groups_per_step` rolls out fresh tasks in their place, up
 and trains on at most `groups_per_step` groups with signal. The fresh tasks of refill j of round r
 are drawn by (seed, r, j), so a resumed round draws the same ones and reuses their stored episodes.
 
+The curriculum (`curriculum = true`; online/curriculum.py) picks each round's tasks, and a refill's,
+by the running pass-rate estimates and the unlocked tiers instead of walking the shuffled pool; it is
+rebuilt from the store when a run resumes, and each round's summary carries its tier and skips.
+
 Stopped or killed, the same command resumes: the checkpoint holds the round and step; a round's
 episodes are keyed by (task, policy version), so a round redone after a crash reuses what the store
 already holds and trains on exactly the groups it trained on before.
@@ -22,6 +26,7 @@ import dataclasses
 import time
 
 from ptrain.engine.hf import HFEngine
+from ptrain.online.curriculum import Curriculum, rebuilt
 from ptrain.online.rounds import end_round, refill_tasks, round_tasks, select_round
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
@@ -45,20 +50,26 @@ async def train_local(trainer: Trainer, store: Store, pack, rollout: RolloutConf
     limits = SandboxLimits(memory_mb=rollout.sandbox_memory_mb, cpus=rollout.sandbox_cpus,
                            cpuset=rollout.sandbox_cpuset,
                            artifact_max_mb=rollout.artifact_max_mb)  # fmt: skip
+    curriculum = None
+    if cfg.curriculum:
+        pool = [task for task in pack.tasks(rollout.split) if task.id in set(order)]
+        older = store.groups(taskpack=pack.name, task_id=order, max_policy_version=trainer.policy_version - 1)
+        curriculum = rebuilt(Curriculum(pool, seed=cfg.seed), older)
     rows = []
     try:
         async with PoolSet(size=min(rollout.concurrency, 8), max_active=rollout.concurrency + rollout.verify_concurrency,
                            limits=limits) as pools:  # fmt: skip
             while trainer.round < rounds:
-                rows.append(await one_round(trainer, engine, store, pack, fmt, pools, rollout, order))
+                rows.append(await one_round(trainer, engine, store, pack, fmt, pools, rollout, order, curriculum))
     finally:
         await engine.close()
     return rows
 
 
-async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt, pools, rollout, order) -> dict:
+async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt, pools, rollout, order,
+                    curriculum: Curriculum | None = None) -> dict:  # fmt: skip
     r, version, k = trainer.round, trainer.policy_version, trainer.cfg.groups_per_step
-    ids = round_tasks(k, r, order)
+    ids = curriculum.pick(k, r) if curriculum else round_tasks(k, r, order)
     started = time.monotonic()
     report = await Rollout(dataclasses.replace(rollout, task_ids=ids, tasks=None), store, pack, engine, fmt,
                            pools).run()  # fmt: skip
@@ -66,7 +77,9 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
     groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, time.monotonic() - started)
     refills = 0
     while len(selection.groups) < k and refills < trainer.cfg.dynamic_sampling:
-        fresh = refill_tasks(k - len(selection.groups), r, refills, order, ids, trainer.cfg.seed)
+        n = k - len(selection.groups)
+        fresh = (curriculum.pick(n, r, exclude=ids, refill=refills) if curriculum
+                 else refill_tasks(n, r, refills, order, ids, trainer.cfg.seed))  # fmt: skip
         if not fresh:
             break
         refills, ids = refills + 1, ids + fresh
@@ -78,6 +91,11 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
     if refills:
         selection.groups = selection.groups[:k]
         summary.update(refills=refills, tasks=len(ids), groups_with_signal=len(selection.groups))
+    if curriculum:
+        for group in store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=version,
+                                  max_policy_version=version):  # fmt: skip
+            curriculum.observe(group.task_id, [v.passed for v in group.verdicts if v is not None], version)
+        summary["curriculum"] = curriculum.snapshot()
     if selection.groups:
         step_started = time.monotonic()
         with engine.paused() if hasattr(engine, "paused") else contextlib.nullcontext():

@@ -57,6 +57,9 @@ class TrainConfig:
     max_staleness: int = -1  # train only on episodes at most this many policy versions old (-1: any)
     updates_per_step: int = 1  # optimizer updates per step, each on a share of its groups (PPO mini-batches)
     dynamic_sampling: int = 0  # online: up to this many extra rollouts a round to replace groups without signal
+    curriculum: bool = (
+        False  # online: draw each round's tasks by running pass rates, tier by tier (online/curriculum.py)
+    )
     mask_truncated: bool = False  # DAPO's overlong filtering: truncated episodes count in advantages, not the loss
     # -- the loss (see LossConfig)
     advantage: str = "grpo"  # or "drgrpo"

@@ -1,0 +1,78 @@
+"""The curriculum: running pass-rate estimates per task, draws weighted toward tasks with signal,
+tiers unlocked as the easier ones are learned, the same draw on resume (pure: no model, no sandbox)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from ptrain.online.curriculum import Curriculum
+from ptrain.taskpack import Task
+
+
+def tasks(n_easy: int = 6, n_medium: int = 4, n_hard: int = 2) -> list[Task]:
+    spec = [("easy", n_easy), ("medium", n_medium), ("hard", n_hard)]
+    return [Task(id=f"{tier}/{i}", instruction="x", category=f"cat{i % 2}", difficulty=tier, split="train")
+            for tier, n in spec for i in range(n)]  # fmt: skip
+
+
+def test_it_starts_on_the_easiest_tier_and_draws_only_from_it():
+    c = Curriculum(tasks(), seed=1)
+    assert c.ladder == ["easy", "medium", "hard"] and c.snapshot()["tier"] == "easy"
+    assert all(t.startswith("easy/") for r in range(20) for t in c.pick(4, r))
+    assert len(set(c.pick(6, 0))) == 6 and len(c.pick(10, 0)) == 6  # distinct, never more than open
+
+
+def test_estimates_follow_the_evidence_and_old_evidence_decays():
+    c = Curriculum(tasks(), decay=0.5)
+    assert c.rate("easy/0") is None
+    c.observe("easy/0", [True, True, False, False], policy_version=0)
+    assert c.rate("easy/0") == pytest.approx(0.5)
+    c.observe("easy/0", [True] * 4, policy_version=2)  # the old evidence counts a quarter now
+    assert c.rate("easy/0") == pytest.approx((1 + 0.5 + 4) / (2 + 1 + 4))
+    c.observe("unknown/task", [True], 3)  # not in the pool: ignored
+    assert "unknown/task" not in c.estimates
+
+
+def test_draws_favour_tasks_with_signal_and_count_the_settled_ones_passed_over():
+    c = Curriculum(tasks(n_easy=6, n_medium=0, n_hard=0), seed=3, settled=0.15)
+    for i in range(4):  # easy/0..3 settled: always fail or always pass
+        c.observe(f"easy/{i}", [i % 2 == 0] * 8, 0)
+    c.observe("easy/4", [True, False] * 4, 0)  # learnable: p = 1/2
+    counts = Counter(t for r in range(400) for t in c.pick(1, r))
+    assert counts["easy/4"] > 4 * max(counts[f"easy/{i}"] for i in range(4))
+    assert counts["easy/5"] > 4 * max(counts[f"easy/{i}"] for i in range(4))  # unseen: tried
+    assert all(counts[f"easy/{i}"] > 0 for i in range(4))  # settled tasks keep a floor
+    chosen = c.pick(2, 0)
+    passed_over = Counter(
+        "settled at 1" if i % 2 == 0 else "settled at 0" for i in range(4) if f"easy/{i}" not in chosen
+    )
+    assert c.snapshot()["skipped"] == dict(passed_over) and sum(passed_over.values()) >= 2
+
+
+def test_the_next_tier_unlocks_once_the_open_ones_are_learned_and_stays_unlocked():
+    c = Curriculum(tasks(), promote_at=0.6, min_seen=4)
+    for i in range(3):
+        c.observe(f"easy/{i}", [True] * 8, 0)
+    assert c.snapshot()["tier"] == "easy"  # three seen: not enough evidence yet
+    c.observe("easy/3", [True] * 6 + [False] * 2, 0)
+    assert c.snapshot()["tier"] == "medium"
+    assert any(t.startswith("medium/") for r in range(10) for t in c.pick(6, r))
+    for i in range(6):
+        c.observe(f"easy/{i}", [False] * 8, 5)
+    assert c.snapshot()["tier"] == "medium"  # a dip does not lock it again
+    snap = c.snapshot()
+    assert snap["tiers"]["easy"]["seen"] == 6 and snap["tiers"]["hard"]["seen"] == 0
+    assert set(snap["categories"]) == {"cat0", "cat1"}
+
+
+def test_a_rebuilt_curriculum_draws_the_same_tasks():
+    history = [("easy/0", [True, False], 0), ("easy/1", [True, True], 0), ("easy/2", [False, False], 1)]
+    a, b = Curriculum(tasks(), seed=7), Curriculum(tasks(), seed=7)
+    for task_id, passed, version in history:
+        a.observe(task_id, passed, version)
+        b.observe(task_id, passed, version)
+    assert [a.pick(3, r) for r in range(5)] == [b.pick(3, r) for r in range(5)]
+    fresh = Curriculum(tasks(), seed=7)
+    assert [fresh.pick(3, r) for r in range(5)] != [a.pick(3, r) for r in range(5)]  # the evidence changed the draws
