@@ -122,6 +122,10 @@ def read_harbor(folder: Path, out: Path, result: ImportResult) -> dict:
     image = spec.get("environment", {}).get("docker_image")
     if not dockerfile.is_file() and not image:
         raise ConfigError("no environment/Dockerfile and no [environment] docker_image")
+    if (folder / "steps").is_dir():
+        result.warnings.append(
+            "steps/ (a multi-step task) ignored: the top-level instruction and tests are the task here"
+        )
     if (env_dir / "docker-compose.yaml").is_file():
         result.warnings.append("environment/docker-compose.yaml ignored: one container per task here")
     if env_dir.is_dir():
