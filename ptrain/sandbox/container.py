@@ -5,26 +5,21 @@ tmpfs workspace and ptrain's label. A task that asks for it (`SandboxLimits.root
 run as root on a writable root filesystem, inside a user namespace (container root is an unprivileged
 host uid; still no network and only the four capabilities), with the image it started from mounted
 read-only at /opt/ptrain/pristine for the verifier's harness; its artifact is the container's whole
-state (`get_state`: what `podman diff` lists, plus the workdir), restored with `put_state`. Its exec agent runs as root with four capabilities (setuid,
-setgid, kill, chown) and runs every command as the non-root sandbox user, which can reach neither
-the agent's process nor its socket (see agent/). The host trusts no reply frame further than the
-request allows: a header over 64 KiB or a body over the request's own cap breaks the sandbox. Commands go to the agent's
-persistent shell over a unix socket in a bind-mounted directory (`SocketTransport`), or, for
-remote podman hosts where no host directory can be mounted, through `podman exec` of the agent in
-`--call` mode (`ExecTransport`). The API is async so a scheduler can keep many sandboxes busy;
-blocking podman calls run in a thread pool.
+state (`get_state`: what `podman diff` lists, plus the workdir), restored with `put_state`. Its exec
+agent runs as root with four capabilities (setuid, setgid, kill, chown) and runs every command as the
+non-root sandbox user, which can reach neither the agent's process nor its socket (see agent/).
+Requests go over a unix socket in a bind-mounted directory, or through `podman exec` for remote
+hosts (transport.py). The API is async so a scheduler can keep many sandboxes busy.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import re
 import shutil
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,16 +27,15 @@ from ptrain.errors import ConfigError, SandboxError, ToolError, WorkspaceError
 from ptrain.sandbox import agent
 from ptrain.sandbox.images import AGENT_COMMAND
 from ptrain.sandbox.runtime import LABEL, client, default_url, owner_label, podman_cli, socket_dir
+from ptrain.sandbox.transport import MAX_REPLY_HEADER_BYTES, ExecTransport, SocketTransport, bounded, in_thread
 
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
-MAX_REPLY_HEADER_BYTES = 64 * 1024
 FRAME_SLACK_BYTES = 4096  # the cut marker and the agent's notes beside a capped output
 AGENT_CAPABILITIES = ["CHOWN", "SETUID", "SETGID", "KILL"]
 CALL_CHUNK_BYTES = 64 * 1024  # argv of one `podman exec` holds at most 128 KiB
 ROOT_USERNS_HOST_UID = 200_000  # a root sandbox's uid 0 is this host uid (65536 ids mapped), never the host's root
 PRISTINE = "/opt/ptrain/pristine"  # a root sandbox's own image, read-only: what the verifier's harness runs from
 _pristine_mounts: dict[str, str] = {}  # image -> its host mount point (`podman image mount`), once per process
-_podman_threads = ThreadPoolExecutor(max_workers=32, thread_name_prefix="ptrain-podman")
 
 
 @dataclass(frozen=True)
@@ -81,90 +75,6 @@ class ExecResult:
     @property
     def ok(self) -> bool:
         return self.exit_code == 0 and not self.timed_out
-
-
-async def in_thread(fn, *args, **kwargs):
-    return await asyncio.get_running_loop().run_in_executor(_podman_threads, lambda: fn(*args, **kwargs))
-
-
-def bounded(n: object, limit: int, what: str) -> int:
-    """`n` if it is a size within `limit`; else SandboxError, before a byte of it is read."""
-    if not isinstance(n, int) or not 0 <= n <= limit:
-        raise SandboxError(f"the exec agent sent a {what} of {n!r} bytes, more than this request allows ({limit})")
-    return n
-
-
-class SocketTransport:
-    """Framed requests over the agent's unix socket, one at a time."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.lock = asyncio.Lock()
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def connect(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                self.reader, self.writer = await asyncio.open_unix_connection(str(self.path))
-                return
-            except (FileNotFoundError, ConnectionRefusedError) as e:
-                if time.monotonic() > deadline:
-                    raise SandboxError(f"exec agent did not come up at {self.path}: {e}") from e
-                await asyncio.sleep(0.002)
-
-    async def call(self, header: dict, payload: bytes, max_reply_bytes: int) -> tuple[dict, bytes]:
-        async with self.lock:
-            self.writer.write(agent.encode(header, payload))
-            await self.writer.drain()
-            (n,) = agent.HEADER.unpack(await self.reader.readexactly(agent.HEADER.size))
-            reply = agent.decode_header(
-                await self.reader.readexactly(bounded(n, MAX_REPLY_HEADER_BYTES, "reply header"))
-            )
-            return reply, await self.reader.readexactly(bounded(reply.get("size", 0), max_reply_bytes, "reply"))
-
-    async def close(self) -> None:
-        if self.writer:
-            self.writer.close()
-
-
-class ExecTransport:
-    """Each request is one `podman exec <AGENT_COMMAND> --call <request>` (remote hosts)."""
-
-    def __init__(self, container):
-        self.container = container
-
-    async def connect(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                await self.call({"op": "ping"}, b"", MAX_REPLY_HEADER_BYTES)
-                return
-            except SandboxError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.05)
-
-    async def call(self, header: dict, payload: bytes, max_reply_bytes: int) -> tuple[dict, bytes]:
-        request = base64.b64encode(agent.encode(header, payload)).decode()
-        try:
-            code, out = await in_thread(self.container.exec_run, [*AGENT_COMMAND, "--call", request], demux=True)
-        except Exception as e:  # the container is gone or podman failed
-            raise SandboxError(f"podman exec failed: {e}") from e
-        stdout, stderr = out if isinstance(out, tuple) else (out, b"")
-        if code != 0:
-            raise SandboxError(f"podman exec of the agent failed ({code}): {(stderr or b'').decode()[-500:]}")
-        raw = base64.b64decode(stdout or b"")
-        (n,) = agent.HEADER.unpack(raw[: agent.HEADER.size])
-        reply = agent.decode_header(
-            raw[agent.HEADER.size : agent.HEADER.size + bounded(n, MAX_REPLY_HEADER_BYTES, "reply header")]
-        )
-        body = raw[agent.HEADER.size + n :]
-        return reply, body[: bounded(len(body), max_reply_bytes, "reply")]
-
-    async def close(self) -> None:
-        pass
 
 
 def pristine_mount(image: str, url: str) -> str:
