@@ -53,6 +53,7 @@ class TaskOutcome:
     model_tokens: tuple[int, ...] = ()
     turns: tuple[int, ...] = ()
     wall_s: tuple[float, ...] = ()
+    actions: tuple[int, ...] = ()  # tool calls other than submit, per episode
 
     @property
     def n(self) -> int:
@@ -139,13 +140,14 @@ def task_outcomes(store: Store, census: Census | None = None, **filters: Any) ->
         row = rows.setdefault(episode.task_id, {"category": str(meta.get("category", "")),
                                                 "difficulty": str(meta.get("difficulty", "")),
                                                 "passed": {}, "rewards": {}, "tokens": [], "model_tokens": [],
-                                                "turns": [], "wall_s": []})  # fmt: skip
+                                                "turns": [], "wall_s": [], "actions": []})  # fmt: skip
         row["passed"][episode.sample_index] = bool(verdict.passed)
         row["rewards"][episode.sample_index] = float(verdict.reward)
         row["tokens"].append(episode.num_tokens)
         row["model_tokens"].append(episode.model_tokens)
         row["turns"].append(int(meta.get("turns", 0)))
         row["wall_s"].append(float(episode.timings.get("wall_s", 0.0)))
+        row["actions"].append(sum(call.get("name") != "submit" for call in episode.tool_calls))
     census.infra_errors.update(errors.values())
     return [
         TaskOutcome(
@@ -158,6 +160,7 @@ def task_outcomes(store: Store, census: Census | None = None, **filters: Any) ->
             tuple(r["model_tokens"]),
             tuple(r["turns"]),
             tuple(r["wall_s"]),
+            tuple(r["actions"]),
         )  # fmt: skip
         for task_id, r in sorted(rows.items())
     ]
@@ -218,6 +221,10 @@ def _block(outcomes: Sequence[TaskOutcome], ks: Sequence[int], seed: int) -> dic
     block["tokens_per_task"] = float(np.mean(per_task("tokens"))) if outcomes else None
     block["model_tokens_per_task"] = float(np.mean(per_task("model_tokens"))) if outcomes else None
     block["seconds_per_task"] = float(np.mean(per_task("wall_s"))) if outcomes else None
+    # a warm start that taught only "submit at once" passes nothing that needs work: how often it did so
+    actions = [n for o in outcomes for n in o.actions]
+    block["actions_per_episode"] = float(np.mean(actions)) if actions else None
+    block["submitted_at_once"] = float(np.mean([n == 0 for n in actions])) if actions else None
     return block
 
 

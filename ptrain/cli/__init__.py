@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ptrain.cli import doctor, images, models, output, rollout, sandbox, taskpacks, verify
+from ptrain.cli import doctor, images, models, output, rollout, sandbox, taskpacks, verify, warmstart
 from ptrain.cli import eval as eval_cli
 from ptrain.cli import report as report_cli
 from ptrain.cli import serve as serve_cli
@@ -38,6 +38,7 @@ app.command("rollout")(rollout.rollout)
 app.command("serve")(serve_cli.serve)
 app.command("train")(train_cli.train)
 app.command("verify")(verify.verify)
+app.command("warmstart")(warmstart.warmstart)
 app.add_typer(images.app, name="images")
 app.add_typer(models.app, name="models")
 app.add_typer(sandbox.app, name="sandbox")

@@ -67,6 +67,10 @@ def eval_command(
             print(json.dumps(result, indent=1))
         else:
             output.console().print(compare_table(result, *other))
+            if result["reward_diff"] is not None:
+                output.console().print(f"mean reward: A {result['reward_a']:.3f}, B {result['reward_b']:.3f}, "
+                                       f"B - A {result['reward_diff']:+.3f} "
+                                       f"[{result['reward_diff_ci95'][0]:+.3f}, {result['reward_diff_ci95'][1]:+.3f}]")  # fmt: skip
         return
     if other:
         raise ConfigError(f"unexpected arguments {' '.join(map(str, other))}", fix="ptrain eval RUN [OPTIONS]")
@@ -174,6 +178,9 @@ def summary_tables(result: dict[str, Any], run: Path) -> list[Table]:
     console.print(f"pass@1 over all episodes (infrastructure failures as 0): {_pct(census.get('pass@1_all'))}; "
                   f"infrastructure error rate {_pct(census.get('infra_error_rate'))}"
                   + (f" ({census['infra_retried']} retried since)" if census.get("infra_retried") else ""))  # fmt: skip
+    if s.get("actions_per_episode") is not None:
+        console.print(f"tool calls before submit: {s['actions_per_episode']:.1f} an episode; "
+                      f"submitted at once (no other call): {_pct(s['submitted_at_once'])}")  # fmt: skip
     for metric, m in census.get("official", {}).items():
         console.print(f"official metric {metric}: exact match {_pct(m['em'])}, F1 {_pct(m['f1'])} "
                       f"over {m['episodes']} episodes (the reward is ptrain's strict score)")  # fmt: skip

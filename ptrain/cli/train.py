@@ -34,6 +34,7 @@ def train(
     trainer: str = typer.Option(None, help="ptrain, or trl (TRL's GRPOTrainer)  [default: ptrain]"),
     model: str = typer.Option(None, help="Packaged model name or checkpoint directory  [default: smollm2-135m]"),
     init: str = typer.Option(None, help="Start from this checkpoint's adapter (e.g. an SFT warm start)."),
+    demos: list[str] = typer.Option(None, "--demos", help="sft: also this run's passed episodes (repeatable)."),
     split: str = typer.Option(None, help="[default: train]"),
     taskpack: str = typer.Option(None, help="Only this taskpack's episodes  [default: all]"),
     lora: bool = typer.Option(None, "--lora/--full", help="LoRA (default) or full fine-tuning."),
@@ -74,6 +75,7 @@ def train(
     if export_run is not None:
         raise ConfigError(f"unexpected argument {export_run}", fix="ptrain train RUN [OPTIONS]")
     cfg = load_train_config(config, algo=algo, trainer=trainer, model=model, init=init, split=split,
+                            demos=tuple(demos) if demos else None,
                             taskpack=taskpack, lora=lora, lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step,
                             micro_batch_tokens=micro_batch_tokens, epochs=epochs, max_steps=max_steps,
                             save_every=save_every, device=device, dtype=dtype, strategy=strategy,

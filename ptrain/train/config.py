@@ -32,6 +32,7 @@ class TrainConfig:
     init: str = ""  # start from this checkpoint's adapter, or a run's latest (e.g. an SFT warm start)
     split: str = "train"
     taskpack: str = ""  # train only on this taskpack's episodes ("" for all)
+    demos: tuple[str, ...] = ()  # sft: the passed episodes of these runs' stores too (gold beside own successes)
     # -- the model
     lora: bool = True  # False: full fine-tuning
     lora_rank: int = 16
@@ -90,6 +91,8 @@ class TrainConfig:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.strategy == "fsdp" and self.trainer == "trl":
             problems.append("strategy fsdp is ptrain's trainer; TRL's runs under accelerate's own config")
+        if self.demos and self.algo != "sft":
+            problems.append("demos (other runs' passed episodes) are for algo sft")
         if self.dynamic_sampling < 0:
             problems.append(f"dynamic_sampling must be 0 or more, got {self.dynamic_sampling}")
         try:

@@ -62,7 +62,8 @@ def select_from_store(store: Store, cfg: TrainConfig, policy_version: int = 0) -
     """Every trainable group of the store, by group id (SFT: every passed episode, by episode id)."""
     filters: dict[str, Any] = {"split": cfg.split, **({"taskpack": cfg.taskpack} if cfg.taskpack else {})}
     if cfg.algo == "sft":
-        return {e.episode_id: select_sft([e]) for e in store.episodes(**filters, min_reward=1.0)}
+        stores = [store, *(Store(Path(run)) for run in cfg.demos)]
+        return {e.episode_id: select_sft([e]) for s in stores for e in s.episodes(**filters, min_reward=1.0)}
     min_version = policy_version - cfg.max_staleness if cfg.max_staleness >= 0 else None
     return {
         g.group_id: select_grpo([g], cfg.advantage, min_version, cfg.mask_truncated) for g in store.groups(**filters)
