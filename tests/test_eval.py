@@ -127,6 +127,21 @@ def test_task_outcomes_score_verified_episodes_and_count_the_rest(tmp_path):
     assert census.scored == 4 and census.unverified == 1 and dict(census.infra_errors) == {"SandboxError": 1}
 
 
+def test_the_summary_says_how_often_the_model_submitted_without_doing_anything(tmp_path):
+    """The warm start's held-out check: a model taught only to submit at once shows as 100% here."""
+    store = Store(tmp_path / "e", create=True)
+    calls = [[{"name": "submit"}], [{"name": "bash"}, {"name": "bash"}, {"name": "submit"}], [], [{"name": "bash"}]]
+    with store.writer() as w:
+        for i, tool_calls in enumerate(calls):
+            e = episode(f"t{i // 2}", i % 2, tool_calls=tool_calls)
+            w.add(e)
+            w.add_verdict(StoredVerdict(episode_id=e.episode_id, reward=0.0, passed=False))
+    s = summarize(task_outcomes(store))
+    assert s["actions_per_episode"] == pytest.approx(3 / 4)
+    assert s["submitted_at_once"] == pytest.approx(2 / 4)
+    assert s["by_category"]["cat"]["submitted_at_once"] == pytest.approx(2 / 4)
+
+
 def test_infrastructure_failures_count_as_zero_in_pass_at_1_over_all_and_in_their_rate(tmp_path):
     run = make_eval_run(tmp_path / "e", {"t1": [True, True], "t2": [True, False]}, error=True)
     census = Census()

@@ -22,7 +22,7 @@ from ptrain.train.batch import Sequence, cost, deal, micro_batches, segments_of,
 from ptrain.train.checkpoint import complete_checkpoints
 from ptrain.train.config import TrainConfig
 from ptrain.train.grpo import token_logprobs
-from ptrain.train.loop import Trainer
+from ptrain.train.loop import Trainer, select_from_store
 from ptrain.train.model import export_merged, load_policy, masked_logprobs
 
 REPLIES = ["The answer is 42.", "I do not know.", "Let me run ls first.", "cat README.md"]
@@ -177,6 +177,20 @@ def test_sft_lowers_the_loss_on_its_demonstrations(model_path, tokenizer, tmp_pa
     cfg = small(model=str(model_path), algo="sft", lr=1e-3, epochs=3, groups_per_step=2)
     rows = Trainer(cfg, run).train(Store(run))
     assert len(rows) == 3 and rows[-1]["loss"] < rows[0]["loss"] - 0.3, [r["loss"] for r in rows]
+
+
+def test_sft_also_trains_on_the_passed_episodes_of_the_demos_runs(tokenizer, tmp_path):
+    """A warm start's second SFT: the model's own successes here, the gold demonstrations in another run."""
+    own = fill_store(tmp_path / "own", tokenizer, tasks=2, samples=2, rewards=lambda task, s: float(s == 0))
+    gold = fill_store(tmp_path / "gold", tokenizer, tasks=3, samples=1, rewards=lambda task, s: float(task != 2))
+    alone = select_from_store(own, small(algo="sft"))
+    both = select_from_store(own, small(algo="sft", demos=(str(gold.path),)))
+    assert len(alone) == 2 and len(both) == 4  # own: one pass per task; gold: tasks 0 and 1
+    assert set(alone) < set(both)
+    with pytest.raises(PtrainError, match="demos.*for algo sft"):
+        small(algo="grpo", demos=(str(gold.path),))
+    with pytest.raises(PtrainError, match="not a ptrain run directory"):
+        select_from_store(own, small(algo="sft", demos=(str(tmp_path / "missing"),)))
 
 
 def test_a_store_without_signal_is_a_clear_error(model_path, tokenizer, tmp_path):
