@@ -327,6 +327,26 @@ def test_a_kept_mutant_fails_its_hidden_tests_and_its_gold_solution_makes_them_p
         assert "1 file changed" in diff
 
 
+def test_the_gold_demonstration_looks_at_the_tests_then_fixes_only_the_mutated_lines(tasks, tmp_path):
+    """The demonstration a model imitates: run the tests, replace the mutated line(s), submit; the
+    file it leaves is the original, byte for byte."""
+    with_fix = [t for t in tasks if t.metadata["fix"]]
+    assert len(with_fix) >= 0.95 * len(tasks)
+    for n, task in enumerate(with_fix[:: max(1, len(with_fix) // 12)]):
+        workspace = tmp_path / f"w{n}"
+        for path, data in task.files.items():
+            (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / path).write_bytes(data)
+        look, fix, submit = TASKPACK.gold(task)
+        assert "pytest" in look.arguments["command"] and submit == ToolCall("submit", {})
+        assert len(fix.arguments["command"]) < len(task.metadata["solution"])
+        subprocess.run(["bash", "-c", fix.arguments["command"].replace("cd /workspace/", f"cd {workspace}/")],
+                       check=True)  # fmt: skip
+        project = task.metadata["pythonpath"][0].removeprefix("/workspace/")
+        changed = (workspace / project / task.metadata["mutant"]["file"]).read_text()
+        assert changed == mutation.tasks.original_of(task), task.id
+
+
 @pytest.fixture(scope="module")
 async def pools(podman_url):
     async with PoolSet(size=2, max_active=8) as pools:

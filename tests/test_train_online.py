@@ -121,3 +121,29 @@ async def test_gold_demonstrations_become_sft_training_data(model_path, tmp_path
     rows = Trainer(cfg, run).train(Store(run))
     assert len(rows) == 1 and rows[0]["sequences"] == 4 and rows[0]["loss"] > 0
     assert rows[0]["model_tokens"] == sum(e.model_tokens for e in episodes)
+
+
+@pytest.mark.slow
+def test_warmstart_runs_gold_sft_rejection_sampling_and_sft_again_and_resumes(model_path, tmp_path, podman_url):
+    from typer.testing import CliRunner
+
+    from ptrain.cli import app
+
+    run = tmp_path / "warm"
+    args = ["warmstart", str(run), "--taskpack", "terminal-coding", "--category", "shell-basics", "--demos", "4",
+            "--own-tasks", "2", "--own-samples", "2", "--epochs", "1", "--own-epochs", "1", "--lora-rank", "4",
+            "--groups-per-step", "4", "--max-turns", "2", "--max-new-tokens", "48", "--concurrency", "4",
+            "--model", str(model_path)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    counts = json.loads((run / "warmstart.json").read_text())
+    assert counts["gold_episodes"] == 4 and counts["demos"] == 4 and counts["own_episodes"] == 4
+    assert (run / "gold-model" / "config.json").is_file() and (run / "model" / "config.json").is_file()
+    own = [e for e in Store(run / "own").episodes()]
+    assert {e.model for e in own} == {str(run / "gold-model")}
+    steps = complete_checkpoints(run / "own" / "train" / "checkpoints")
+    assert steps, "the second SFT saved no checkpoint"
+    again = CliRunner().invoke(app, args)  # everything done: nothing rolled out or trained again
+    assert again.exit_code == 0, again.output
+    assert len(list(Store(run / "own").episodes())) == 4
+    assert complete_checkpoints(run / "own" / "train" / "checkpoints") == steps

@@ -72,6 +72,11 @@ class TerminalCoding:
         solution = task.metadata.get("solution")
         if solution is None:
             return None
+        fix = task.metadata.get("fix")
+        if fix:  # a mutant: look at the failing tests, then fix the line, as a developer would
+            project = task.metadata["pythonpath"][0]
+            look = f"cd {project} && python3 -m pytest -q -x 2>&1 | tail -n 15"
+            return [ToolCall("bash", {"command": look}), ToolCall("bash", {"command": fix}), ToolCall("submit", {})]
         # an imported task's solution gets the agent's time its task.toml gives (the bash tool allows 600 s at most)
         timeout_s = max(300.0, float(task.metadata.get("agent_timeout_s") or 0))
         return [ToolCall("bash", {"command": solution, "timeout_s": timeout_s}), ToolCall("submit", {})]

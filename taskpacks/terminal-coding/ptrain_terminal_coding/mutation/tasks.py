@@ -1,7 +1,8 @@
 """Tasks from the manifest: each kept mutant becomes a "make the failing tests pass" Task. Runs nothing.
 
 The workspace is the project with one file mutated (its visible tests included), and the gold solution
-writes the original file back. The verifier runs the visible tests and the project's hidden ones
+writes the original file back (`solution`); the gold demonstration runs the tests, then replaces the
+mutated line(s) with the original ones (`fix`, where those lines are unique), then submits. The verifier runs the visible tests and the project's hidden ones
 (`projects/<name>/hidden/`): fresh inputs compared type by type with a reference copy of the original
 code, so an always-equal object fails and so does special-casing the visible tests' inputs. Difficulty
 follows how many visible tests fail. The split is by project (SPLIT_OF below): a held-out task's code
@@ -59,6 +60,22 @@ def restore_script(project: str, file: str, original: str) -> str:
     return f"cd /workspace/{project} && cat > {file} <<'{HEREDOC}'\n{original}{HEREDOC}\n"
 
 
+def fix_script(project: str, file: str, original: str, mutated: str, edit: Edit) -> str | None:
+    """A shorter gold: replace the mutated line(s) with the original ones, as a developer would (and a
+    small model can imitate), where those lines occur once in the mutated file; None otherwise."""
+    first = mutated.rfind("\n", 0, edit.start) + 1
+    last_m = mutated.find("\n", edit.start + len(edit.new))
+    last_o = original.find("\n", edit.end)
+    if last_m < 0 or last_o < 0:
+        return None
+    bad, good = mutated[first:last_m], original[first:last_o]
+    if mutated.count(bad) != 1 or mutated.replace(bad, good, 1) != original:
+        return None
+    return (f"cd /workspace/{project} && python3 - <<'PTRAIN_FIX'\nimport pathlib\n"
+            f"path = pathlib.Path({file!r})\n"
+            f"path.write_text(path.read_text().replace({bad!r}, {good!r}, 1))\nPTRAIN_FIX\n")  # fmt: skip
+
+
 @functools.cache
 def function_spans(text: str) -> tuple[tuple[int, int, str], ...]:
     """(first line, last line, qualified name) of every function in a source file, outermost first."""
@@ -91,7 +108,8 @@ def original_of(task: Task) -> str:
 def task_of(entry: dict, files: dict[str, bytes], hidden: dict[str, bytes], tests: int) -> Task:
     project, file = entry["project"], entry["file"]
     original = files[file].decode()
-    mutated = apply_edit(original, Edit(entry["start"], entry["end"], entry["new"]))
+    edit = Edit(entry["start"], entry["end"], entry["new"])
+    mutated = apply_edit(original, edit)
     workspace = {f"{project}/{path}": data for path, data in files.items()}
     workspace[f"{project}/{file}"] = mutated.encode()
     package = file.split("/", 1)[0]
@@ -113,6 +131,7 @@ def task_of(entry: dict, files: dict[str, bytes], hidden: dict[str, bytes], test
         metadata={
             "tests": {**visible, **hidden},
             "solution": restore_script(project, file, original),
+            "fix": fix_script(project, file, original, mutated, edit),
             "timeout_s": 60.0,
             "pythonpath": [f"/workspace/{project}"],
             "mutant": {
