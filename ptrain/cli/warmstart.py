@@ -60,7 +60,7 @@ def warmstart(
     epochs: int = typer.Option(4, help="SFT epochs over the gold demonstrations."),
     own_epochs: int = typer.Option(2, "--own-epochs", help="SFT epochs over gold and own successes (step 4)."),
     lora_rank: int = typer.Option(16, "--lora-rank"),
-    lr: float = typer.Option(2e-4, help="SFT learning rate (LoRA)."),
+    lr: float = typer.Option(1e-3, help="SFT learning rate (LoRA; few steps on few demonstrations)."),
     groups_per_step: int = typer.Option(16, "--groups-per-step", help="Episodes per SFT step."),
     seed: int = typer.Option(0),
 ) -> None:
