@@ -147,3 +147,17 @@ def test_warmstart_runs_gold_sft_rejection_sampling_and_sft_again_and_resumes(mo
     assert again.exit_code == 0, again.output
     assert len(list(Store(run / "own").episodes())) == 4
     assert complete_checkpoints(run / "own" / "train" / "checkpoints") == steps
+
+
+def test_a_warm_start_samples_its_tasks_from_named_task_ids():
+    """A rollout runs every task it names, so the warm start draws its `--demos` sample itself."""
+    from ptrain.cli.warmstart import sample_of
+
+    pack = load("terminal-coding")
+    named = tuple(sorted(t.id for t in pack.tasks("train") if t.category == "shell-basics"))[:20]
+    rollout = RolloutConfig(task_ids=named, seed=3)
+    drawn = sample_of(rollout, 5)
+    assert drawn["tasks"] is None and len(drawn["task_ids"]) == 5 and set(drawn["task_ids"]) < set(named)
+    assert sample_of(rollout, 5) == drawn and sample_of(RolloutConfig(task_ids=named, seed=4), 5) != drawn
+    assert sample_of(rollout, 50)["task_ids"] == named
+    assert sample_of(RolloutConfig(), 5) == {"tasks": 5}

@@ -36,9 +36,11 @@ from rich.console import Console
 from ptrain.cli.rollout import run_rollout
 from ptrain.cli.train import export, run_training, setup_logging
 from ptrain.errors import ConfigError
-from ptrain.rollout.config import load_config
+from ptrain.rollout.config import RolloutConfig, load_config
 from ptrain.store import Store
+from ptrain.taskpack import load as load_taskpack
 from ptrain.train.config import load_train_config
+from ptrain.verify import select_tasks
 
 console = Console()
 
@@ -80,7 +82,7 @@ def warmstart(
     gold, gold_model, own, final = run / "gold", run / "gold-model", run / "own", run / "model"
 
     console.rule("1. gold demonstrations")
-    asyncio.run(run_rollout(gold, dataclasses.replace(rollout, engine="gold", tasks=demos, samples=1)))
+    asyncio.run(run_rollout(gold, dataclasses.replace(rollout, engine="gold", samples=1, **sample_of(rollout, demos))))
     passed = list(Store(gold).episodes(min_reward=1.0))
     if not passed:
         raise ConfigError(f"no gold demonstration of {taskpack} passed in {gold}",
@@ -91,7 +93,7 @@ def warmstart(
     counts: dict = {"taskpack": taskpack, "gold_episodes": len(list(Store(gold).episodes())), "demos": len(passed)}
     if own_tasks > 0:
         console.rule(f"3. rejection sampling: {own_tasks} tasks x {own_samples} from {gold_model}")
-        sampled = dataclasses.replace(rollout, model=str(gold_model), tasks=own_tasks, samples=own_samples,
+        sampled = dataclasses.replace(rollout, model=str(gold_model), samples=own_samples, **sample_of(rollout, own_tasks),
                                       temperature=temperature)  # fmt: skip
         asyncio.run(run_rollout(own, sampled))
         counts.update(own_successes(Store(own)))
@@ -104,6 +106,16 @@ def warmstart(
     (run / "warmstart.json").write_text(json.dumps(counts, indent=1) + "\n")
     console.print(counts)
     console.print(f"[green]warm start[/]: {final} (evaluate it: ptrain eval DIR --model {final} --split test ...)")
+
+
+def sample_of(rollout: RolloutConfig, n: int) -> dict:
+    """`n` tasks of the rollout's: a fixed sample of the split, or of its `task_ids` when it names them
+    (a rollout runs every named task, so the sample is drawn here, by the same seeded draw)."""
+    if not rollout.task_ids:
+        return {"tasks": n}
+    pack = load_taskpack(rollout.taskpack)
+    chosen = select_tasks(pack, [rollout.split], rollout.task_ids, n, rollout.seed)
+    return {"task_ids": tuple(sorted(task.id for task in chosen)), "tasks": None}
 
 
 def own_successes(store: Store) -> dict:
