@@ -245,3 +245,17 @@ async def test_the_barrier_releases_when_the_last_party_arrives_or_leaves():
 
     await asyncio.wait_for(asyncio.gather(party(0, False), party(1, False), party(2, True)), 5)
     assert sorted(order) == [0, 1]
+
+
+def test_the_gold_engine_replays_the_requests_task_even_when_tasks_share_an_instruction(pack, fmt):
+    """Every mutant of a project has one of five instructions: the prompt cannot say which mutant it is."""
+    mutants = [t for t in pack.tasks("train") if t.category == "python-bugfix"]
+    first = mutants[0]
+    twin = next(
+        t for t in mutants[1:] if t.instruction == first.instruction and t.metadata["fix"] != first.metadata["fix"]
+    )
+    gold = gold_replies(fmt, pack, [first, twin])
+    prompt = f"<|im_start|>user\n{first.instruction}<|im_end|>"
+    for task in (first, twin):
+        assert task.metadata["fix"].splitlines()[2] in gold(prompt, 1, task.id)
+    assert "I do not know" in gold("an unrelated prompt", 0)

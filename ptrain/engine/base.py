@@ -37,6 +37,7 @@ class Sampling:
     top_p: float = 1.0
     stop_token_ids: tuple[int, ...] = ()
     seed: int | None = None  # per request; None draws from the engine's generator
+    task_id: str = ""  # the episode's task: samplers ignore it; the gold engine replays that task's calls
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 1:

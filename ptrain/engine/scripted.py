@@ -17,6 +17,7 @@ from ptrain.engine.base import Completion, EngineStats, Sampling
 from ptrain.errors import EngineError
 
 Reply = Callable[[str, int], str]  # (the prompt as text, the turn number) -> the model's text
+TaskReply = Callable[[str, int, str], str]  # the same, also given the episode's task id
 
 
 class Text(Protocol):
@@ -32,7 +33,8 @@ class Text(Protocol):
 @dataclass
 class ScriptedEngine:
     fmt: Text
-    reply: Reply
+    reply: Reply | TaskReply
+    per_task: bool = False  # `reply` takes the task id too (tasks may share an instruction, hence a prompt)
     delay_s: float = 0.0  # pretend generation takes this long
     fail_on: set[int] = field(default_factory=set)  # request numbers (from 1) that raise EngineError
     context_window: int = 8192
@@ -47,7 +49,8 @@ class ScriptedEngine:
             raise EngineError(f"scripted failure of request {self.counters.requests}")
         prompt = self.fmt.render_text(token_ids)
         turn = prompt.count("<|im_start|>assistant") - 1
-        ids = self.fmt.encode(self.reply(prompt, turn))[: sampling.max_new_tokens - 1]
+        text = self.reply(prompt, turn, sampling.task_id) if self.per_task else self.reply(prompt, turn)
+        ids = self.fmt.encode(text)[: sampling.max_new_tokens - 1]
         ids.append(self.fmt.end_id)
         self.counters.running += 1
         try:

@@ -43,7 +43,9 @@ def gold_engine(pack: Taskpack, cfg: RolloutConfig):
     from ptrain.rollout.gold import gold_replies
 
     fmt = ChatFormat(AutoTokenizer.from_pretrained(resolve_model(cfg.model)), cfg.action_format)
-    engine = ScriptedEngine(fmt, gold_replies(fmt, pack, pack.tasks(cfg.split)), name="gold", model="gold")
+    engine = ScriptedEngine(
+        fmt, gold_replies(fmt, pack, pack.tasks(cfg.split)), per_task=True, name="gold", model="gold"
+    )
     return engine, fmt
 
 

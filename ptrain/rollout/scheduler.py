@@ -207,6 +207,7 @@ class Rollout:
                 temperature=c.temperature,
                 top_p=c.top_p,
                 seed=episode_seed(c.seed, task.id, work.sample_index, attempts),
+                task_id=task.id,
             )
             trace = await run_episode(
                 task,
