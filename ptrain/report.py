@@ -4,7 +4,8 @@ The page needs nothing but itself: every plot is a PNG (matplotlib, Agg backend)
 URI, every table plain HTML. It reads only what the stages left in the run directory:
 
     RUN/metrics/train.jsonl, online.jsonl   reward, pass rate and loss over training steps; trainer vs
-                                            behaviour logprobs (mismatch, k3), entropy, clipped and capped
+                                            behaviour logprobs (mismatch, k3), entropy, clipped and capped;
+                                            the curriculum's tiers and tasks by pass rate over time
     RUN/metrics/rollout-*.jsonl             engine busy and tool wait over time (one snapshot a second)
     RUN/episodes (the store)                episode length and turn distributions, common tool errors
     evaluation runs (RUN/eval/*/ by default, or --eval DIR ...)   pass@1 per category, before and after
@@ -250,6 +251,56 @@ def plot_errors(counts: Counter, top: int = 10) -> bytes | None:
     return _png(fig)
 
 
+def plot_curriculum(online: list[dict]) -> bytes | None:
+    """Each tier's mean estimated pass rate per round, the open tier shaded, and the settled tasks skipped."""
+    rows = [r for r in online if "curriculum" in r]
+    if not rows:
+        return None
+    fig, (left, right) = _figure(ncols=2)
+    x = [r["round"] for r in rows]
+    tiers = list(rows[-1]["curriculum"]["tiers"])
+    for tier in tiers:
+        rates = [r["curriculum"]["tiers"].get(tier, {}).get("pass_rate") for r in rows]
+        left.plot(x, [np.nan if v is None else v for v in rates], "o-", ms=3, label=tier)
+    open_tier = [tiers.index(r["curriculum"]["tier"]) if r["curriculum"]["tier"] in tiers else 0 for r in rows]
+    twin = left.twinx()
+    twin.step(x, open_tier, where="post", color="grey", linestyle=":", label="open tier")
+    twin.set(yticks=range(len(tiers)), yticklabels=tiers, ylim=(-0.5, len(tiers) - 0.5))
+    left.set(xlabel="round", ylabel="mean estimated pass rate", ylim=(-0.02, 1.02), title="tiers")
+    left.legend(loc="upper left", fontsize=7)
+    reasons = sorted({why for r in rows for why in r["curriculum"].get("skipped", {})})
+    for why in reasons:
+        right.plot(x, [r["curriculum"]["skipped"].get(why, 0) for r in rows], "s-", ms=3, label=why)
+    right.plot(x, [r.get("refills", 0) for r in rows], "^--", ms=3, label="refills")
+    right.set(xlabel="round", ylabel="tasks", title="settled tasks passed over, and refills")
+    right.legend(fontsize=7)
+    return _png(fig)
+
+
+def curriculum_table(online: list[dict], shown: int = 30, columns: int = 8) -> str:
+    """Tasks by estimated pass rate over time: a row per task seen (highest latest rate first), a column
+    per round (up to `columns`, evenly spaced, the last included), blank before the task was seen."""
+    rows = [r for r in online if "curriculum" in r and "rates" in r["curriculum"]]
+    if not rows:
+        return ""
+    picks = sorted({rows[round(i * (len(rows) - 1) / max(columns - 1, 1))]["round"] for i in range(columns)})
+    at = {r["round"]: r["curriculum"]["rates"] for r in rows}
+    latest = rows[-1]["curriculum"]["rates"]
+    tasks = sorted(latest, key=lambda t: (-latest[t], t))
+    head = "".join(f"<th>round {n}</th>" for n in picks)
+    body = []
+    for task in tasks[:shown]:
+        cells = []
+        for n in picks:
+            rate = at[n].get(task)
+            shade = "" if rate is None else f" style='background: rgba(40, 160, 70, {0.1 + 0.6 * rate:.2f})'"
+            cells.append(f"<td{shade}>{'' if rate is None else f'{rate:.2f}'}</td>")
+        body.append(f"<tr><td>{html.escape(task)}</td>{''.join(cells)}</tr>")
+    more = f"<p>and {len(tasks) - shown} more tasks seen.</p>" if len(tasks) > shown else ""
+    return ("<h3>Tasks by estimated pass rate over time</h3>"
+            f"<table class='curriculum'><tr><th>task</th>{head}</tr>{''.join(body)}</table>{more}")  # fmt: skip
+
+
 # --- the page -----------------------------------------------------------------------------------
 
 PAGE = """<!doctype html>
@@ -355,7 +406,13 @@ def build_report(run: Path, evals: Iterable[Path] = (), out: Path | None = None)
         ("Tool errors", plot_errors(tool_errors(episodes)), "Error outputs of tool calls and malformed turns, "
          "grouped with paths and numbers removed.", "No tool errors recorded."),
     ]  # fmt: skip
-    parts += [_figure_html(*f) for f in figures]
+    curriculum = ("Curriculum", plot_curriculum(online), "Online training's curriculum (online/curriculum.py): "
+                  "each tier's mean estimated pass rate per round, the open tier (dotted), and how many settled "
+                  "tasks a round's draw passed over and how many refills it took.",
+                  "No curriculum in this run (curriculum = true in the train config).")  # fmt: skip
+    if curriculum[1] is not None:
+        figures.insert(1, curriculum)
+    parts += [_figure_html(*f) + (curriculum_table(online) if f is curriculum else "") for f in figures]
     page = PAGE.format(title=html.escape(str(run)), when=time.strftime("%Y-%m-%d %H:%M"),
                        plots=sum(f[1] is not None for f in figures), body="\n".join(parts))  # fmt: skip
     out = Path(out) if out else run / "report.html"

@@ -76,3 +76,16 @@ def test_a_rebuilt_curriculum_draws_the_same_tasks():
     assert [a.pick(3, r) for r in range(5)] == [b.pick(3, r) for r in range(5)]
     fresh = Curriculum(tasks(), seed=7)
     assert [fresh.pick(3, r) for r in range(5)] != [a.pick(3, r) for r in range(5)]  # the evidence changed the draws
+
+
+def test_the_snapshot_and_the_progress_line_carry_each_seen_tasks_estimate():
+    from ptrain.online.rounds import curriculum_line
+
+    c = Curriculum(tasks())
+    c.observe("easy/0", [True, False], 0)
+    c.observe("easy/1", [False, False, False, False], 0)
+    c.pick(4, 0)
+    snap = c.snapshot()
+    assert snap["rates"] == {"easy/0": 0.5, "easy/1": round(1 / 6, 3)}
+    line = curriculum_line({"curriculum": snap, "refills": 2})
+    assert line.startswith("tier easy open; easy 0.33 (2 seen), medium - (0 seen)") and line.endswith("; 2 refills")

@@ -122,3 +122,33 @@ def test_tool_errors_are_grouped_by_kind_without_paths_or_numbers(trained_run: P
     counts = tool_errors(Store(trained_run).episodes())
     assert counts["bash: ls: cannot access '…': No such file or directory"] == 9
     assert counts["malformed turn: Your reply has no bash block (line N)."] == 9
+
+
+def curriculum_round(n: int, rates: dict[str, float], tier: str = "easy", skipped: dict | None = None) -> dict:
+    easy = [r for t, r in rates.items() if t.startswith("e")]
+    tiers = {"easy": {"tasks": 4, "seen": len(easy), "pass_rate": sum(easy) / len(easy) if easy else None},
+             "medium": {"tasks": 2, "seen": 0, "pass_rate": None}}  # fmt: skip
+    return {"round": n, "policy_version": n - 1, "reward_mean": 0.5, "pass_rate": 0.5, "groups_with_signal": 1,
+            "tasks": 2, "stepped": True, "loss": 0.1, "rollout_s": 10.0,
+            "curriculum": {"tier": tier, "tiers": tiers, "categories": {}, "skipped": skipped or {}, "rates": rates}}  # fmt: skip
+
+
+def test_the_report_shows_the_curriculum_and_its_tasks_by_pass_rate_over_time(tmp_path: Path):
+    run = write_eval(tmp_path / "run", {"t1": [True]}, "m")
+    rounds = [curriculum_round(1, {"e1": 0.5}), curriculum_round(2, {"e1": 0.667, "e2": 0.25}),
+              curriculum_round(3, {"e1": 0.8, "e2": 0.2}, tier="medium", skipped={"settled at 0": 1})]  # fmt: skip
+    (run / "metrics").mkdir(exist_ok=True)
+    (run / "metrics" / "online.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rounds))
+    text = build_report(run).read_text()
+    assert "<h2>Curriculum</h2>" in text and "Tasks by estimated pass rate over time" in text
+    table = text[text.index("<table class='curriculum'>") :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr><td>(e\d)</td>(.*?)</tr>", table)
+    assert [task for task, _ in rows] == ["e1", "e2"]  # highest latest rate first
+    assert re.findall(r">([\d.]*)</td>", rows[0][1]) == ["0.50", "0.67", "0.80"]
+    assert re.findall(r">([\d.]*)</td>", rows[1][1]) == ["", "0.25", "0.20"]  # not seen in round 1
+
+
+def test_a_report_without_a_curriculum_has_no_curriculum_section(trained_run: Path):
+    text = build_report(trained_run).read_text()
+    assert "<h2>Curriculum</h2>" not in text and "Tasks by estimated pass rate" not in text

@@ -141,13 +141,17 @@ def summary_table(rows: list[dict]) -> Table:
 
 def online_table(rows: list[dict]) -> Table:
     table = Table(title=f"online training: {len(rows)} rounds")
+    tiered = any("curriculum" in row for row in rows)  # the curriculum's open tier, per round
     for name in ("round", "version", "reward", "pass rate", "groups with signal", "loss", "rollout s"):
         table.add_column(name, justify="right")
+    if tiered:
+        table.add_column("tier")
     for row in rows[-20:]:
         reward = "-" if row["reward_mean"] is None else f"{row['reward_mean']:.3f}"
         loss = f"{row['loss']:.4f}" if row["stepped"] else "no step"
-        table.add_row(str(row["round"]), str(row["policy_version"]), reward, f"{row['pass_rate']:.2f}",
-                      f"{row['groups_with_signal']}/{row['tasks']}", loss, f"{row['rollout_s']:.0f}")  # fmt: skip
+        cells = [str(row["round"]), str(row["policy_version"]), reward, f"{row['pass_rate']:.2f}",
+                 f"{row['groups_with_signal']}/{row['tasks']}", loss, f"{row['rollout_s']:.0f}"]  # fmt: skip
+        table.add_row(*cells, *([row.get("curriculum", {}).get("tier", "-")] if tiered else []))
     return table
 
 

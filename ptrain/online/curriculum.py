@@ -129,7 +129,8 @@ class Curriculum:
         return tuple(chosen)
 
     def snapshot(self) -> dict:
-        """Per tier and category: tasks seen and mean estimated pass rate; the unlocked tier; the draw's skips."""
+        """Per tier and category: tasks seen and mean estimated pass rate; the unlocked tier; the draw's
+        skips; each seen task's estimate (the report's "tasks by pass rate over time")."""
 
         def summary(tasks: list[Task]) -> dict:
             rates = [self.estimates[t.id].rate for t in tasks if t.id in self.estimates]
@@ -138,8 +139,9 @@ class Curriculum:
         tiers = {tier: summary([t for t in self.tasks if t.difficulty == tier]) for tier in self.ladder}
         categories = sorted({t.category for t in self.tasks})
         by_category = {c: summary([t for t in self.tasks if t.category == c]) for c in categories}
+        rates = {task_id: round(est.rate, 3) for task_id, est in sorted(self.estimates.items())}
         return {"tier": self.ladder[self.unlocked], "tiers": tiers, "categories": by_category,
-                "skipped": dict(self.skipped)}  # fmt: skip
+                "skipped": dict(self.skipped), "rates": rates}  # fmt: skip
 
 
 def rebuilt(curriculum: Curriculum, groups: Iterable) -> Curriculum:

@@ -76,7 +76,19 @@ def end_round(trainer: Trainer, summary: dict, groups: int) -> dict:
     log.info("round %d: reward %s, pass %.2f, %d/%d groups with signal%s", summary["round"],
              "-" if summary["reward_mean"] is None else f"{summary['reward_mean']:.3f}", summary["pass_rate"],
              summary["groups_with_signal"], groups, f", loss {summary['loss']:.4f}" if summary["stepped"] else "")  # fmt: skip
+    if "curriculum" in summary:
+        log.info("curriculum: %s", curriculum_line(summary))
     return summary
+
+
+def curriculum_line(summary: dict) -> str:
+    """The round's curriculum in one line: the open tier, each tier's mean estimate, skips and refills."""
+    snap = summary["curriculum"]
+    rate = lambda t: "-" if t["pass_rate"] is None else f"{t['pass_rate']:.2f}"  # noqa: E731
+    tiers = ", ".join(f"{tier} {rate(t)} ({t['seen']} seen)" for tier, t in snap["tiers"].items())
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(snap["skipped"].items())) or "none"
+    refills = f"; {summary['refills']} refills" if summary.get("refills") else ""
+    return f"tier {snap['tier']} open; {tiers}; skipped {skipped}{refills}"
 
 
 def online_rollout_config(cfg: TrainConfig, path: Path | None = None, **overrides) -> RolloutConfig:
