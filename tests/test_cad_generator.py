@@ -69,12 +69,25 @@ def test_every_task_is_well_formed_and_its_instruction_gives_dimensions_origin_a
 
 
 def test_the_reference_is_hidden_in_metadata_and_gold_writes_it_then_submits(tasks):
-    t = tasks[0]
+    t = next(t for t in tasks if "sketch_scad" not in t.metadata)
     scad = t.metadata["reference_scad"]
     assert scad not in t.instruction and "linear_extrude" not in t.instruction and "difference" not in t.instruction
     create, submit = TASKPACK.gold(t)
     assert create.name == "str_replace_editor" and create.arguments["file_text"] == scad
     assert create.arguments["path"] == PART_FILE and submit.name == "submit" and submit.arguments == {"file": PART_FILE}
+
+
+def test_a_sketch_writes_the_drawings_numbers_and_is_the_gold_program(tasks):
+    sketched = [t for t in tasks if "sketch_scad" in t.metadata]
+    assert {t.category for t in sketched} == {"tube", "hex-spacer", "filleted-block", "stepped-shaft", "u-channel",
+                                              "plate-holes", "chamfered-block"}  # fmt: skip
+    assert all(t.difficulty == "easy" for t in sketched)
+    for t in sketched:
+        sketch = t.metadata["sketch_scad"]
+        assert TASKPACK.gold(t)[0].arguments["file_text"] == sketch and sketch.startswith("$fn = 48;\n")
+        drawing = t.instruction.split("Coordinates:")[0]
+        numbers = set(re.findall(r"\d+(?:\.\d+)?", sketch.split("\n", 1)[1])) - {"0", "1", "2", "30", "6", "90"}
+        assert numbers <= set(re.findall(r"\d+(?:\.\d+)?", drawing)), (t.id, numbers)  # copied, not computed
 
 
 def test_the_taskpack_keeps_the_contract_with_its_tools():

@@ -66,6 +66,7 @@ def task_of(part: Part, task_id: str) -> Task:
         split=split_of(task_id),
         metadata={
             "reference_scad": part.scad,
+            **({"sketch_scad": part.sketch} if part.sketch else {}),  # the gold program, where there is one
             "features": list(part.features),
             "verifier": "generated",
             "bbox_min": list(part.bbox[0]),  # for the bounding-box probe; checked against the render in the tests

@@ -3,7 +3,12 @@ OpenSCAD program), and the small helpers the families share to write both.
 
 Reference programs are written the way a careful CAD user would write them for OpenSCAD 2021:
 2D profiles extruded (`linear_extrude`, `rotate_extrude`) wherever possible, because 2D booleans
-are fast and 3D (CGAL) booleans are slow; they are also what gold demonstrations teach.
+are fast and 3D (CGAL) booleans are slow.
+
+Some parts also have a sketch: the same solid written straight from the drawing, every number as the
+instruction states it and any arithmetic left to OpenSCAD (`d = 28`, not `r = 14`; `60 - 11`, not
+`49`). Where a part has one, it is the gold solution and so what demonstrations teach: a small model
+can learn to copy the drawing's numbers into a program, not to halve and subtract them in its head.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ class Part:
     frame: str  # where the origin is and how the axes run
     scad: str  # the reference program
     bbox: tuple[tuple[float, float, float], tuple[float, float, float]]  # (min, max) of the rendered reference, mm
+    sketch: str = ""  # the same solid in the drawing's own numbers (the gold program), or "" for the reference
 
 
 def box(lo: tuple[float, float, float], hi: tuple[float, float, float]) -> tuple:
@@ -55,6 +61,11 @@ def vec(*xs: float) -> str:
 
 def program(title: str, body: str) -> str:
     return f"// {title} (reference)\n$fn = {FN};\n\n{body.strip()}\n"
+
+
+def sketch(body: str) -> str:
+    """A sketch program: the facet count the instruction states, then the body in the drawing's numbers."""
+    return f"$fn = {FN};\n{body.strip()}\n"
 
 
 def circles_2d(points: list[tuple[float, float]], d: float) -> str:

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import random
 
-from ptrain_cad.parts import Part, box, circles_2d, countersunk_holes, mm, pick, points_text, program, steps, vec
+from ptrain_cad.parts import (
+    Part,
+    box,
+    circles_2d,
+    countersunk_holes,
+    mm,
+    pick,
+    points_text,
+    program,
+    sketch,
+    steps,
+    vec,
+)
 
 CORNER_FRAME = "Origin at the lower-left corner of the underside; X along the {L} mm length, Y along the {W} mm width, Z up (the part sits on Z = 0)."
 
@@ -36,9 +48,12 @@ def plate_holes(rng: random.Random, difficulty: str) -> Part:
         dims.append(f"Two more through holes Ø{mm(d)} at {points_text(mids)}.")
         cut += "\n" + circles_2d(mids, d)
     scad = f"linear_extrude(height = {mm(t)})\n  difference() {{\n    {outline}\n{cut}\n  }}"
+    L, W, E = mm(length), mm(width), mm(e)  # noqa: N806
+    drawn = (f"linear_extrude(height = {mm(t)}) difference() {{ square([{L}, {W}]); "
+             f"for (x = [{E}, {L} - {E}], y = [{E}, {W} - {E}]) translate([x, y]) circle(d = {mm(d)}); }}")  # fmt: skip
     return Part("plate-holes", difficulty, "Mounting plate with a hole pattern", tuple(features), tuple(dims),
                 CORNER_FRAME.format(L=mm(length), W=mm(width)), program("mounting plate", scad),
-                box((0, 0, 0), (length, width, t)))  # fmt: skip
+                box((0, 0, 0), (length, width, t)), sketch(drawn) if difficulty == "easy" else "")  # fmt: skip
 
 
 def l_bracket(rng: random.Random, difficulty: str) -> Part:
@@ -206,9 +221,12 @@ def chamfered_block(rng: random.Random, difficulty: str) -> Part:
         features.append("central through hole")
         dims.append(f"Vertical through hole Ø{mm(hole)} at the centre (X {mm(length / 2)}, Y {mm(width / 2)}).")
         body = f"difference() {{\n  {body}\n  translate({vec(length / 2, width / 2, -1)}) cylinder(h = {mm(height + 2)}, d = {mm(hole)});\n}}"
+    L, W, C = mm(length), mm(width), mm(c)  # noqa: N806
+    drawn = (f"linear_extrude(height = {mm(height)}) polygon([[{C}, 0], [{L} - {C}, 0], [{L}, {C}], [{L}, {W} - {C}], "
+             f"[{L} - {C}, {W}], [{C}, {W}], [0, {W} - {C}], [0, {C}]]);")  # fmt: skip
     return Part("chamfered-block", difficulty, "Chamfered block", tuple(features), tuple(dims),
                 CORNER_FRAME.format(L=mm(length), W=mm(width)), program("chamfered block", body),
-                box((0, 0, 0), (length, width, height)))  # fmt: skip
+                box((0, 0, 0), (length, width, height)), sketch(drawn) if difficulty == "easy" else "")  # fmt: skip
 
 
 def filleted_block(rng: random.Random, difficulty: str) -> Part:
@@ -237,7 +255,7 @@ def filleted_block(rng: random.Random, difficulty: str) -> Part:
     scad = f"difference() {{\n  {body}\n" + "\n".join(cuts) + "\n}" if cuts else body
     return Part("filleted-block", difficulty, "Filleted block", tuple(features), tuple(dims),
                 CORNER_FRAME.format(L=mm(length), W=mm(width)), program("filleted block", scad),
-                box((0, 0, 0), (length, width, height)))  # fmt: skip
+                box((0, 0, 0), (length, width, height)), sketch(body) if difficulty == "easy" else "")  # fmt: skip
 
 
 def slot_pocket(rng: random.Random, difficulty: str) -> Part:
@@ -322,4 +340,10 @@ def u_channel(rng: random.Random, difficulty: str) -> Part:
         frame,
         program("U channel", scad),
         box((0, 0, 0), (length, width, height)),
+        sketch(
+            f"rotate([90, 0, 90]) linear_extrude(height = {mm(length)}) difference() {{ square([{mm(width)}, {mm(height)}]); "
+            f"translate([{mm(t)}, {mm(t)}]) square([{mm(width)} - 2 * {mm(t)}, {mm(height)}]); }}"
+        )
+        if difficulty == "easy"
+        else "",
     )

@@ -78,7 +78,7 @@ class Cad:
                                 render_timeout_s=self.render_timeout_s, version=version)  # fmt: skip
 
     def gold(self, task: Task) -> list[ToolCall] | None:
-        scad = task.metadata.get("reference_scad")
+        scad = task.metadata.get("sketch_scad") or task.metadata.get("reference_scad")  # parts.py: sketches
         if scad is None:
             return None
         return [

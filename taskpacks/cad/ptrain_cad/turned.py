@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 
-from ptrain_cad.parts import Part, box, circles_2d, mm, pick, program, steps, vec
+from ptrain_cad.parts import Part, box, circles_2d, mm, pick, program, sketch, steps, vec
 
 AXIS_FRAME = "Origin at the centre of the bottom face; the part's axis is the Z axis, pointing up."
 
@@ -109,6 +109,8 @@ def stepped_shaft(rng: random.Random, difficulty: str) -> Part:
     body = revolve(profile)
     scad = f"difference() {{\n  {body}\n" + "\n".join(cuts) + "\n}" if cuts else body
     frame = "Origin at the centre of the bottom end face; the shaft's axis is the Z axis, pointing up."
+    (d1, d2), (l1, l2) = diameters[:2], lengths[:2]
+    drawn = f"cylinder(d = {mm(d1)}, h = {mm(l1)});\ntranslate([0, 0, {mm(l1)}]) cylinder(d = {mm(d2)}, h = {mm(l2)});"
     return Part(
         "stepped-shaft",
         difficulty,
@@ -118,6 +120,7 @@ def stepped_shaft(rng: random.Random, difficulty: str) -> Part:
         frame,
         program("stepped shaft", scad),
         round_box(diameters[0], z),
+        sketch(drawn) if difficulty == "easy" else "",
     )
 
 
@@ -141,8 +144,9 @@ def tube(rng: random.Random, difficulty: str) -> Part:
                  f"  translate({vec(0, -od, z)}) rotate([-90, 0, 0]) cylinder(h = {mm(2 * od)}, d = {mm(d)});"]  # fmt: skip
     body = revolve(profile)
     scad = f"difference() {{\n  {body}\n" + "\n".join(cuts) + "\n}" if cuts else body
+    drawn = f"linear_extrude(height = {mm(length)}) difference() {{ circle(d = {mm(od)}); circle(d = {mm(idia)}); }}"
     return Part("tube", difficulty, "Tube", tuple(features), tuple(dims), AXIS_FRAME, program("tube", scad),
-                round_box(fd, length))  # fmt: skip
+                round_box(fd, length), sketch(drawn) if difficulty == "easy" else "")  # fmt: skip
 
 
 def hex_spacer(rng: random.Random, difficulty: str) -> Part:
@@ -181,6 +185,12 @@ def hex_spacer(rng: random.Random, difficulty: str) -> Part:
         AXIS_FRAME,
         program("hex spacer", scad),
         box((-float(mm(corners)) / 2, -af / 2, 0), (float(mm(corners)) / 2, af / 2, length)),  # as written
+        sketch(
+            f"linear_extrude(height = {mm(length)}) difference() {{ circle(d = {mm(af)} / cos(30), $fn = 6); "
+            f"circle(d = {mm(bore)}); }}"
+        )
+        if difficulty == "easy"
+        else "",
     )
 
 
