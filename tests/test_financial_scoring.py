@@ -242,3 +242,17 @@ def test_no_generated_question_is_a_coin_flip_and_no_constant_answer_pays():
     answers = [display(q) for q in questions]
     best = max(set(answers), key=answers.count)
     assert answers.count(best) / len(answers) < 0.01, best  # measured: 8 of 1,742 ("17.5%")
+
+
+def test_a_one_figure_golds_answer_is_the_figure_as_its_page_shows_it_and_scores_1():
+    from ptrain.taskpack import load
+
+    pack = load("financial-docs")
+    single = [t for t in pack.tasks("train") if t.metadata.get("program") == "f0" and len(t.metadata["facts"]) == 1]
+    assert len(single) > 300
+    for t in single[::7]:
+        search, look, submit = pack.gold(t)
+        assert search.name == "search" and search.arguments["k"] == 1 and look.name in ("tables", "read")
+        answer = submit.arguments["answer"]
+        assert score(answer, t.metadata["gold"])["passed"], (t.id, answer)
+        assert look.name == "read" or "," not in answer  # tables print figures without separators
