@@ -124,6 +124,19 @@ def test_the_hermes_prompt_lists_every_tool_schema_and_the_call_syntax(tokenizer
     assert "exactly one call per turn" in text and "call `submit`" in text
 
 
+def test_the_compact_listing_gives_each_tool_a_line_in_under_half_the_tokens(tokenizer):
+    fmt, full = ChatFormat(tokenizer, tool_listing="compact"), ChatFormat(tokenizer)
+    text = fmt.system_text("Do it.", TOOLS["hermes"])
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert [line.split("(")[0] for line in lines] == ["- bash", "- str_replace_editor", "- submit"]
+    editor = lines[1]
+    assert 'command: "view"|"create"|"str_replace"|"insert"|"undo_edit", path: string, file_text?: string' in editor
+    assert '<tool_call>\n{"name": <tool>' in text and "exactly one call per turn" in text and "call `submit`" in text
+    assert len(tokenize(tokenizer, text)) < 0.5 * len(tokenize(tokenizer, full.system_text("Do it.", TOOLS["hermes"])))
+    with pytest.raises(ConfigError, match="unknown tool listing"):
+        ChatFormat(tokenizer, tool_listing="yaml")
+
+
 def test_the_bash_format_tells_the_model_to_submit_with_a_block(tokenizer):
     text = ChatFormat(tokenizer, "bash").system_text("Do it.", TOOLS["bash"])
     assert "exactly one bash code block" in text and text.endswith("```bash\nsubmit\n```")

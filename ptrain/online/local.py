@@ -46,7 +46,7 @@ async def train_local(trainer: Trainer, store: Store, pack, rollout: RolloutConf
                                 seed=rollout.seed, max_batch=rollout.max_batch,
                                 kv_budget_tokens=rollout.kv_budget_tokens or None,
                                 threads=rollout.engine_threads or None)  # fmt: skip
-    fmt = ChatFormat(trainer.tokenizer, rollout.action_format)
+    fmt = ChatFormat(trainer.tokenizer, rollout.action_format, tool_listing=rollout.tool_listing)
     limits = SandboxLimits(memory_mb=rollout.sandbox_memory_mb, cpus=rollout.sandbox_cpus,
                            cpuset=rollout.sandbox_cpuset,
                            artifact_max_mb=rollout.artifact_max_mb)  # fmt: skip
@@ -94,7 +94,7 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
     if curriculum:
         for group in store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=version,
                                   max_policy_version=version):  # fmt: skip
-            curriculum.observe(group.task_id, [v.passed for v in group.verdicts if v is not None], version)
+            curriculum.observe(group.task_id, [v.reward for v in group.verdicts if v is not None], version)
         summary["curriculum"] = curriculum.snapshot()
     if selection.groups:
         step_started = time.monotonic()

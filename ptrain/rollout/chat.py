@@ -4,7 +4,9 @@ ChatML (SmolLM2, Qwen, Hermes) writes each message as `<|im_start|>role\\nconten
 and asks for a reply with `<|im_start|>assistant\\n`. SmolLM2's template has no tools, so tool use
 is ptrain's own, in one of two action formats (see parse.py):
 
-    hermes  the system message lists the tool schemas in `<tools></tools>` and asks for
+    hermes  the system message lists the tool schemas in `<tools></tools>` (or, with
+            `tool_listing="compact"`, one line per tool: a third of the tokens, for small
+            models and short windows) and asks for
             `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`; results come back in a
             `tool` message as `<tool_response>...</tool_response>` blocks (Hermes; Qwen uses
             `tool_role="user"`)
@@ -48,6 +50,7 @@ from ptrain.rollout.parse import CLOSE, FORMATS, OPEN, ActionFormat, ParsedTurn,
 from ptrain.taskpack import Observation, Tool, ToolCall
 
 START, END = "<|im_start|>", "<|im_end|>"
+LISTINGS = ("json", "compact")  # how the hermes format lists the tools: Hermes' JSON schemas, or a line each
 DEFAULT_SYSTEM = (
     "You are an autonomous agent working on a task in a Linux sandbox, with no network and nobody to "
     "answer questions. Work step by step: look around, make changes, check them, and finish when the "
@@ -61,6 +64,7 @@ class ChatFormat:
     action: ActionFormat = "hermes"
     tool_role: str = "tool"
     max_calls_per_turn: int = 1
+    tool_listing: str = "json"
     start_id: int = field(init=False)
     end_id: int = field(init=False)
 
@@ -69,6 +73,8 @@ class ChatFormat:
             raise ConfigError(f"unknown action format {self.action!r}", fix=f"use one of {', '.join(FORMATS)}")
         if not self.tool_role or not self.tool_role.isidentifier():
             raise ConfigError(f"tool role {self.tool_role!r} must be a plain word such as `tool` or `user`")
+        if self.tool_listing not in LISTINGS:
+            raise ConfigError(f"unknown tool listing {self.tool_listing!r}", fix=f"use one of {', '.join(LISTINGS)}")
         if self.max_calls_per_turn < 1:
             raise ConfigError(f"max_calls_per_turn is {self.max_calls_per_turn}; it must be at least 1")
         for name, marker in (("start_id", START), ("end_id", END)):
@@ -145,10 +151,16 @@ class ChatFormat:
             return f"{system}\n\n{self._bash_instructions(schemas)}"
         if not schemas:
             return system
-        lines = "\n".join(json.dumps({"type": "function", "function": s}, ensure_ascii=False) for s in schemas)
         per_turn = "exactly one call" if self.max_calls_per_turn == 1 else f"at most {self.max_calls_per_turn} calls"
         names = {s.get("name") for s in schemas}
         finish = " When the task is done, call `submit`." if "submit" in names else ""
+        if self.tool_listing == "compact":
+            return (
+                f"{system}\n\n# Tools\n\n" + "\n".join(compact_line(s) for s in schemas) + "\n\n"
+                'Call a tool as <tool_call>\n{"name": <tool>, "arguments": {<argument>: <value>, ...}}\n</tool_call>\n'
+                f"Make {per_turn} per turn; each result comes back within <tool_response></tool_response> tags.{finish}"
+            )
+        lines = "\n".join(json.dumps({"type": "function", "function": s}, ensure_ascii=False) for s in schemas)
         return (
             f"{system}\n\n# Tools\n\nYou are provided with function signatures within <tools></tools> XML tags:\n"
             f"<tools>\n{lines}\n</tools>\n\n"
@@ -218,6 +230,21 @@ class ChatFormat:
     def render_text(self, ids: Sequence[int]) -> str:
         """Ids as text, markers included (for display and transcripts; never tokenized again)."""
         return self.tokenizer.decode(list(ids), skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
+
+def compact_line(schema: Mapping[str, Any]) -> str:
+    """A tool in one line: `- name(arg: type, optional?: type): description`, enums as their values."""
+
+    def kind(spec: Mapping[str, Any]) -> str:
+        if "enum" in spec:
+            return "|".join(json.dumps(v) for v in spec["enum"])
+        return str(spec.get("type", "any"))
+
+    params = schema.get("parameters", {}) or {}
+    required = set(params.get("required", ()))
+    args = ", ".join(f"{name}{'' if name in required else '?'}: {kind(spec)}"
+                     for name, spec in (params.get("properties", {}) or {}).items())  # fmt: skip
+    return f"- {schema.get('name')}({args}): {schema.get('description', '').strip()}"
 
 
 def resolve_action_format(action_format: str, tools: list) -> str:

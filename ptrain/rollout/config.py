@@ -20,6 +20,7 @@ from typing import Any
 from ptrain.config import load_into
 from ptrain.engine.base import DTYPES
 from ptrain.errors import ConfigError
+from ptrain.rollout.chat import LISTINGS
 from ptrain.rollout.parse import FORMATS
 
 MODES = ("async", "lockstep")
@@ -44,6 +45,7 @@ class RolloutConfig:
     verify: bool = True  # verify each episode as it finishes
     evaluation: bool = False  # episodes of an evaluation (`ptrain eval`): marked so, never trained on
     action_format: str = "auto"  # "bash" (one ```bash block per turn), "hermes" (JSON tool calls), or "auto"
+    tool_listing: str = "json"  # hermes: the tools as Hermes' JSON schemas, or "compact" (a line each, fewer tokens)
     max_turns: int = 20
     max_new_tokens: int = 512
     max_episode_tokens: int = 32768
@@ -80,6 +82,8 @@ class RolloutConfig:
             problems.append("the openai engine needs base_url (e.g. http://127.0.0.1:8000/v1)")
         if self.action_format not in (*FORMATS, "auto"):
             problems.append(f"action_format {self.action_format!r} is not one of {(*FORMATS, 'auto')}")
+        if self.tool_listing not in LISTINGS:
+            problems.append(f"tool_listing {self.tool_listing!r} is not one of {LISTINGS}")
         if self.dtype not in DTYPES:
             problems.append(f"dtype {self.dtype!r} is not one of {DTYPES}")
         if self.split not in ("train", "dev", "test"):

@@ -29,7 +29,7 @@ def build_engine(pack: Taskpack, cfg: RolloutConfig):
     )
     kind = "hf-process" if cfg.engine == "hf" and cfg.engine_process else cfg.engine
     engine, tokenizer = open_engine(kind, cfg.model, cfg.base_url, **options)
-    return engine, ChatFormat(tokenizer, cfg.action_format)
+    return engine, ChatFormat(tokenizer, cfg.action_format, tool_listing=cfg.tool_listing)
 
 
 def gold_engine(pack: Taskpack, cfg: RolloutConfig):
@@ -42,7 +42,9 @@ def gold_engine(pack: Taskpack, cfg: RolloutConfig):
     from ptrain.engine.scripted import ScriptedEngine
     from ptrain.rollout.gold import gold_replies
 
-    fmt = ChatFormat(AutoTokenizer.from_pretrained(resolve_model(cfg.model)), cfg.action_format)
+    fmt = ChatFormat(
+        AutoTokenizer.from_pretrained(resolve_model(cfg.model)), cfg.action_format, tool_listing=cfg.tool_listing
+    )
     engine = ScriptedEngine(
         fmt, gold_replies(fmt, pack, pack.tasks(cfg.split)), per_task=True, name="gold", model="gold"
     )

@@ -274,6 +274,7 @@ class Rollout:
                 "attempts": attempts,
                 "mode": self.config.mode,
                 "action_format": self.config.action_format,
+                "tool_listing": self.config.tool_listing,
                 "temperature": self.config.temperature,
                 "top_p": self.config.top_p,
                 "engine": self.engine.name,
