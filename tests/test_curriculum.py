@@ -42,7 +42,8 @@ def test_draws_favour_tasks_with_signal_and_count_the_settled_ones_passed_over()
     c.observe("easy/4", [True, False] * 4, 0)  # learnable: p = 1/2
     counts = Counter(t for r in range(400) for t in c.pick(1, r))
     assert counts["easy/4"] > 4 * max(counts[f"easy/{i}"] for i in range(4))
-    assert counts["easy/5"] > 4 * max(counts[f"easy/{i}"] for i in range(4))  # unseen: tried
+    # unseen: tried, at its category's pooled estimate (cat1's two seen tasks always failed: 1/18)
+    assert counts["easy/5"] > max(counts[f"easy/{i}"] for i in range(4))
     assert all(counts[f"easy/{i}"] > 0 for i in range(4))  # settled tasks keep a floor
     chosen = c.pick(2, 0)
     passed_over = Counter(
@@ -89,3 +90,40 @@ def test_the_snapshot_and_the_progress_line_carry_each_seen_tasks_estimate():
     assert snap["rates"] == {"easy/0": 0.5, "easy/1": round(1 / 6, 3)}
     line = curriculum_line({"curriculum": snap, "refills": 2})
     assert line.startswith("tier easy open; easy 0.33 (2 seen), medium - (0 seen)") and line.endswith("; 2 refills")
+
+
+def test_an_unseen_task_takes_its_categorys_estimate_so_an_unreachable_category_stops_drawing():
+    c = Curriculum(tasks(n_easy=40, n_medium=0, n_hard=0), seed=5)
+    for i in range(0, 12, 2):  # six cat0 tasks, every sample failed
+        c.observe(f"easy/{i}", [False] * 8, 0)
+    unseen0 = [f"easy/{i}" for i in range(12, 40, 2)]  # cat0, never drawn yet
+    unseen1 = [f"easy/{i}" for i in range(1, 40, 2)]  # cat1: nothing known
+    assert c.weight(unseen0[0])[0] < 0.05 < c.weight(unseen1[0])[0] == 0.25
+    counts = Counter(t for r in range(300) for t in c.pick(2, r))
+    assert sum(counts[t] for t in unseen1) > 3 * sum(counts[t] for t in unseen0)
+
+
+def test_a_shaped_reward_counts_as_that_fraction_of_a_pass():
+    c = Curriculum(tasks(), decay=1.0)
+    c.observe("easy/0", [0.25, 0.75, 0.5, 0.5], 0)
+    assert c.rate("easy/0") == pytest.approx((1 + 2) / (2 + 4))
+    assert c.weight("easy/0") == (pytest.approx(0.25), "learnable")
+
+
+def test_tasks_out_of_reach_do_not_hold_the_next_tier_locked():
+    c = Curriculum(tasks(n_easy=8), promote_at=0.6, min_seen=2)
+    for i in range(0, 8, 2):  # cat0: out of reach (every sample failed)
+        c.observe(f"easy/{i}", [False] * 8, 0)
+    c.observe("easy/3", [True] * 2 + [False] * 6, 0)
+    assert c.snapshot()["tier"] == "easy"  # within reach, not learned
+    c.observe("easy/1", [True] * 7 + [False], 0)
+    assert c.snapshot()["tier"] == "easy"  # the mean of those within reach (0.3, 0.8) is under 0.6
+    c.observe("easy/3", [True] * 8, 1)
+    assert c.snapshot()["tier"] == "medium"  # the ones within reach are learned; the rest is out of reach
+
+
+def test_a_tier_with_nothing_within_reach_stays_open_alone():
+    c = Curriculum(tasks(), min_seen=4)
+    for i in range(6):
+        c.observe(f"easy/{i}", [False] * 8, 0)
+    assert c.snapshot()["tier"] == "easy"  # nothing learned: the harder tier would not be reached either

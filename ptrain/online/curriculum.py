@@ -3,15 +3,19 @@
 GRPO learns only from groups whose samples disagree: a task the policy always fails or always passes
 gives no gradient and costs a whole group of episodes. So the curriculum keeps a running pass-rate
 estimate per task (a Beta posterior whose old evidence decays each policy version, so the estimate
-follows the policy), and per category and tier; a round draws its tasks from the unlocked tiers,
-weighted by p(1-p), the variance of a sample's reward and so the expected signal, with unseen tasks
-at p = 1/2. A task measured at 0 or 1 (a whole group agreeing, the estimate past `settled`) keeps a
-small floor weight, so it is tried again later, when the policy has moved.
+follows the policy; a shaped reward in [0, 1] counts as that fraction of a pass), and per category and
+tier; a round draws its tasks from the unlocked tiers, weighted by p(1-p), the variance of a sample's
+reward and so the expected signal. An unseen task takes its category's estimate in its tier (the mean
+of the seen ones, shrunk toward 1/2 by one pass and one fail), so a category the policy cannot reach
+stops soaking up draws long before each of its tasks has been tried. A task measured at 0 or 1 (a
+whole group agreeing, the estimate past `settled`) keeps a small floor weight, so it is tried again
+later, when the policy has moved.
 
 Tiers are the taskpack's difficulties (easy, medium, hard). The run starts on the easiest tier that
-has tasks; the next one unlocks once the highest open tier's mean estimated pass rate reaches
-`promote_at` over at least `min_seen` of its tasks seen. Unlocking is for good: a later dip does not lock a
-tier again.
+has tasks; the next one unlocks once the highest open tier is learned: over at least `min_seen` of its
+tasks within reach (not settled at 0), their mean estimate reaches `promote_at`. Tasks settled at 0
+stay out of that mean because a tier's categories differ (a taskpack's easy bug fixes can be out of a
+small model's reach while its easy shell tasks are learned), and they are retried at the floor weight. Unlocking is for good: a later dip does not lock a tier again.
 
 Pure: it reads groups (from the store) and returns task ids. Rebuilt from the store on resume
 (`observe` every stored group of the pool older than the current policy, in policy-version order), it
@@ -65,8 +69,9 @@ class Curriculum:
         if not self.ladder:
             raise ValueError("a curriculum needs tasks")
 
-    def observe(self, task_id: str, passed: Iterable[bool], policy_version: int) -> None:
-        """One group's outcomes (each sample passed or not) for a task, sampled at `policy_version`."""
+    def observe(self, task_id: str, passed: Iterable[bool | float], policy_version: int) -> None:
+        """One group's outcomes for a task, sampled at `policy_version`: each sample passed or not, or its
+        reward in [0, 1] (a shaped reward counts as that fraction of a pass)."""
         if task_id not in self.by_id:
             return
         est = self.estimates.setdefault(task_id, Estimate())
@@ -74,18 +79,19 @@ class Curriculum:
             kept = self.decay ** (policy_version - est.version)
             est.passes, est.fails = est.passes * kept, est.fails * kept
         for ok in passed:
-            est.passes += float(bool(ok))
-            est.fails += float(not ok)
+            x = min(max(float(ok), 0.0), 1.0)
+            est.passes += x
+            est.fails += 1.0 - x
         est.version = max(est.version, policy_version)
         self._promote()
 
     def _promote(self) -> None:
-        """Unlock the next tier once the highest open one is learned: its seen tasks' mean estimate at
-        `promote_at`, over `min_seen` of them (or all it has)."""
+        """Unlock the next tier once the highest open one is learned: the mean estimate of its seen tasks
+        within reach (not settled at 0) at `promote_at`, over `min_seen` of them (or all it has)."""
         while self.unlocked + 1 < len(self.ladder):
             top = [t for t in self.tasks if t.difficulty == self.ladder[self.unlocked]]
-            seen = [self.estimates[t.id].rate for t in top if t.id in self.estimates]
-            if len(seen) < min(self.min_seen, len(top)) or sum(seen) / len(seen) < self.promote_at:
+            reach = [p for t in top if t.id in self.estimates and (p := self.estimates[t.id].rate) > self.settled]
+            if len(reach) < min(self.min_seen, len(top)) or sum(reach) / len(reach) < self.promote_at:
                 return
             self.unlocked += 1
 
@@ -98,11 +104,13 @@ class Curriculum:
         est = self.estimates.get(task_id)
         return est.rate if est else None
 
-    def weight(self, task_id: str) -> tuple[float, str]:
+    def weight(self, task_id: str, priors: dict[tuple[str, str], float] | None = None) -> tuple[float, str]:
         """How much a draw favours a task, and why (unseen, learnable, or settled at 0 or 1)."""
         est = self.estimates.get(task_id)
         if est is None:
-            return 0.25, "unseen"
+            task = self.by_id[task_id]
+            p = (priors if priors is not None else self.priors()).get((task.category, task.difficulty), 0.5)
+            return p * (1.0 - p), "unseen"
         p = est.rate
         if p <= self.settled:
             return self.floor, "settled at 0"
@@ -110,12 +118,23 @@ class Curriculum:
             return self.floor, "settled at 1"
         return p * (1.0 - p), "learnable"
 
+    def priors(self) -> dict[tuple[str, str], float]:
+        """An unseen task's estimate by (category, tier): the evidence of the seen ones there pooled, as if
+        they were one task (1/2 where none is seen)."""
+        pooled: dict[tuple[str, str], Estimate] = {}
+        for task_id, est in self.estimates.items():
+            task = self.by_id[task_id]
+            into = pooled.setdefault((task.category, task.difficulty), Estimate())
+            into.passes, into.fails = into.passes + est.passes, into.fails + est.fails
+        return {key: est.rate for key, est in pooled.items()}
+
     def pick(self, k: int, round_no: int, exclude: Iterable[str] = (), refill: int = -1) -> tuple[str, ...]:
         """`k` distinct tasks for round `round_no` (or its refill number `refill`) from the unlocked
         tiers, weighted draws without replacement, seeded by (seed, round, refill); `skipped` counts
         the settled tasks passed over."""
         rng = random.Random(f"{self.seed}:curriculum:{round_no}:{refill}")
-        left = {t.id: self.weight(t.id) for t in self.open_tasks() if t.id not in set(exclude)}
+        priors, excluded = self.priors(), set(exclude)
+        left = {t.id: self.weight(t.id, priors) for t in self.open_tasks() if t.id not in excluded}
         chosen: list[str] = []
         while left and len(chosen) < k:
             ids = sorted(left)
@@ -146,7 +165,7 @@ class Curriculum:
 
 def rebuilt(curriculum: Curriculum, groups: Iterable) -> Curriculum:
     """The curriculum after every stored group (a resumed run's), observed in policy-version order."""
-    rows = sorted(((g.episodes[0].policy_version, g.task_id, [v.passed for v in g.verdicts if v is not None])
+    rows = sorted(((g.episodes[0].policy_version, g.task_id, [v.reward for v in g.verdicts if v is not None])
                    for g in groups), key=lambda row: row[0])  # fmt: skip
     for version, task_id, passed in rows:
         curriculum.observe(task_id, passed, version)
