@@ -64,6 +64,7 @@ def warmstart(
     lora_rank: int = typer.Option(16, "--lora-rank"),
     lr: float = typer.Option(1e-3, help="SFT learning rate (LoRA; few steps on few demonstrations)."),
     groups_per_step: int = typer.Option(16, "--groups-per-step", help="Episodes per SFT step."),
+    dtype: str = typer.Option(None, help="SFT's compute dtype: float32, bfloat16 (faster on CPUs with bf16), auto"),
     seed: int = typer.Option(0),
 ) -> None:
     """Gold demonstrations, SFT, rejection sampling of the model's own successes, SFT again: a warm start."""
@@ -77,7 +78,8 @@ def warmstart(
             f"a warm start learns from train tasks, not {rollout.split!r}", fix="drop split from the config"
         )
     train = load_train_config(None, algo="sft", taskpack=taskpack, model=rollout.model, epochs=epochs,
-                              lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step, save_every=4, seed=seed)  # fmt: skip
+                              lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step, save_every=4, seed=seed,
+                              dtype=dtype)  # fmt: skip
     run.mkdir(parents=True, exist_ok=True)
     gold, gold_model, own, final = run / "gold", run / "gold-model", run / "own", run / "model"
 
