@@ -54,7 +54,7 @@ class Estimate:
 class Curriculum:
     tasks: Sequence[Task]
     seed: int = 0
-    promote_at: float = 0.5  # unlock the next tier when the unlocked tasks' mean estimate reaches this
+    promote_at: float = 0.75  # unlock the next tier when its tasks within reach have a mean estimate this high
     min_seen: int = 4  # ... over at least this many tasks seen
     decay: float = 0.7  # evidence kept per policy version: the estimate follows the policy
     settled: float = 0.15  # an estimate within this of 0 or 1 counts as learned (or out of reach) for now
