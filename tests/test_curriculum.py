@@ -52,20 +52,30 @@ def test_draws_favour_tasks_with_signal_and_count_the_settled_ones_passed_over()
     assert c.snapshot()["skipped"] == dict(passed_over) and sum(passed_over.values()) >= 2
 
 
-def test_the_next_tier_unlocks_once_the_open_ones_are_learned_and_stays_unlocked():
-    c = Curriculum(tasks(), promote_at=0.6, min_seen=4)
-    for i in range(3):
+def test_a_categorys_next_tier_unlocks_once_its_open_one_is_learned_and_stays_unlocked():
+    c = Curriculum(tasks(n_easy=8), promote_at=0.6, min_seen=4)  # cat0: easy/0, 2, 4, 6
+    for i in (0, 2, 4):
         c.observe(f"easy/{i}", [True] * 8, 0)
     assert c.snapshot()["tier"] == "easy"  # three seen: not enough evidence yet
-    c.observe("easy/3", [True] * 6 + [False] * 2, 0)
-    assert c.snapshot()["tier"] == "medium"
-    assert any(t.startswith("medium/") for r in range(10) for t in c.pick(6, r))
-    for i in range(6):
-        c.observe(f"easy/{i}", [False] * 8, 5)
-    assert c.snapshot()["tier"] == "medium"  # a dip does not lock it again
+    c.observe("easy/6", [True] * 6 + [False] * 2, 0)
     snap = c.snapshot()
-    assert snap["tiers"]["easy"]["seen"] == 6 and snap["tiers"]["hard"]["seen"] == 0
+    assert snap["tier"] == "medium" and snap["climbed"] == {"cat0": "medium"}
+    drawn = {t for r in range(20) for t in c.pick(8, r)}
+    assert {"medium/0", "medium/2"} & drawn and not {"medium/1", "medium/3"} & drawn  # cat1 is still on easy
+    for i in range(8):
+        c.observe(f"easy/{i}", [False] * 8, 5)
+    assert c.snapshot()["climbed"] == {"cat0": "medium"}  # a dip does not lock it again
+    snap = c.snapshot()
+    assert snap["tiers"]["easy"]["seen"] == 8 and snap["tiers"]["hard"]["seen"] == 0
     assert set(snap["categories"]) == {"cat0", "cat1"}
+
+
+def test_a_category_starts_on_its_own_easiest_tier():
+    pool = [Task(id=f"shell/{i}", instruction="x", category="shell", difficulty="medium", split="train")
+            for i in range(3)] + [Task(id="fix/0", instruction="x", category="fix", difficulty="easy", split="train"),
+                                  Task(id="fix/1", instruction="x", category="fix", difficulty="medium", split="train")]  # fmt: skip
+    c = Curriculum(pool)
+    assert {t.id for t in c.open_tasks()} == {"shell/0", "shell/1", "shell/2", "fix/0"}
 
 
 def test_a_rebuilt_curriculum_draws_the_same_tasks():
@@ -112,14 +122,14 @@ def test_a_shaped_reward_counts_as_that_fraction_of_a_pass():
 
 def test_tasks_out_of_reach_do_not_hold_the_next_tier_locked():
     c = Curriculum(tasks(n_easy=8), promote_at=0.6, min_seen=2)
-    for i in range(0, 8, 2):  # cat0: out of reach (every sample failed)
+    for i in (0, 2):  # cat0: out of reach (every sample failed)
         c.observe(f"easy/{i}", [False] * 8, 0)
-    c.observe("easy/3", [True] * 2 + [False] * 6, 0)
+    c.observe("easy/4", [True] * 2 + [False] * 6, 0)
     assert c.snapshot()["tier"] == "easy"  # within reach, not learned
-    c.observe("easy/1", [True] * 7 + [False], 0)
+    c.observe("easy/6", [True] * 7 + [False], 0)
     assert c.snapshot()["tier"] == "easy"  # the mean of those within reach (0.3, 0.8) is under 0.6
-    c.observe("easy/3", [True] * 8, 1)
-    assert c.snapshot()["tier"] == "medium"  # the ones within reach are learned; the rest is out of reach
+    c.observe("easy/4", [True] * 8, 1)
+    assert c.snapshot()["climbed"] == {"cat0": "medium"}  # those within reach are learned; the rest is out of reach
 
 
 def test_a_tier_with_nothing_within_reach_stays_open_alone():

@@ -11,11 +11,13 @@ stops soaking up draws long before each of its tasks has been tried. A task meas
 whole group agreeing, the estimate past `settled`) keeps a small floor weight, so it is tried again
 later, when the policy has moved.
 
-Tiers are the taskpack's difficulties (easy, medium, hard). The run starts on the easiest tier that
-has tasks; the next one unlocks once the highest open tier is learned: over at least `min_seen` of its
-tasks within reach (not settled at 0), their mean estimate reaches `promote_at`. Tasks settled at 0
-stay out of that mean because a tier's categories differ (a taskpack's easy bug fixes can be out of a
-small model's reach while its easy shell tasks are learned), and they are retried at the floor weight. Unlocking is for good: a later dip does not lock a tier again.
+Tiers are the taskpack's difficulties (easy, medium, hard), and each category climbs its own ladder,
+since a taskpack grades difficulty within a category (terminal-coding's easy bug fixes are out of a
+small model's reach while its medium shell tasks are learned). A category starts on its easiest tier
+in the pool; its next tier unlocks once the open one is learned: over at least `min_seen` of its tasks
+within reach (not settled at 0), their mean estimate reaches `promote_at`. Tasks settled at 0 stay out
+of that mean and are retried at the floor weight. Unlocking is for good: a later dip does not lock a
+tier again.
 
 Pure: it reads groups (from the store) and returns task ids. Rebuilt from the store on resume
 (`observe` every stored group of the pool older than the current policy, in policy-version order), it
@@ -60,7 +62,7 @@ class Curriculum:
     settled: float = 0.15  # an estimate within this of 0 or 1 counts as learned (or out of reach) for now
     floor: float = 0.02  # the weight a settled task keeps, so it is tried again later
     estimates: dict[str, Estimate] = field(default_factory=dict)
-    unlocked: int = 0  # index into the ladder of the highest tier unlocked
+    unlocked: dict[str, int] = field(default_factory=dict)  # category -> index of its highest open tier
     skipped: dict[str, int] = field(default_factory=dict)  # why tasks were passed over in the last draw
 
     def __post_init__(self) -> None:
@@ -68,6 +70,10 @@ class Curriculum:
         self.ladder = [tier for tier in DIFFICULTIES if any(t.difficulty == tier for t in self.tasks)]
         if not self.ladder:
             raise ValueError("a curriculum needs tasks")
+        self.ladders = {c: [tier for tier in self.ladder if any(t.category == c and t.difficulty == tier for t in self.tasks)]
+                        for c in sorted({t.category for t in self.tasks})}  # fmt: skip
+        for category in self.ladders:
+            self.unlocked.setdefault(category, 0)
 
     def observe(self, task_id: str, passed: Iterable[bool | float], policy_version: int) -> None:
         """One group's outcomes for a task, sampled at `policy_version`: each sample passed or not, or its
@@ -83,22 +89,27 @@ class Curriculum:
             est.passes += x
             est.fails += 1.0 - x
         est.version = max(est.version, policy_version)
-        self._promote()
+        self._promote(self.by_id[task_id].category)
 
-    def _promote(self) -> None:
-        """Unlock the next tier once the highest open one is learned: the mean estimate of its seen tasks
+    def _promote(self, category: str) -> None:
+        """Unlock a category's next tier once its open one is learned: the mean estimate of its seen tasks
         within reach (not settled at 0) at `promote_at`, over `min_seen` of them (or all it has)."""
-        while self.unlocked + 1 < len(self.ladder):
-            top = [t for t in self.tasks if t.difficulty == self.ladder[self.unlocked]]
+        ladder = self.ladders[category]
+        while self.unlocked[category] + 1 < len(ladder):
+            tier = ladder[self.unlocked[category]]
+            top = [t for t in self.tasks if t.category == category and t.difficulty == tier]
             reach = [p for t in top if t.id in self.estimates and (p := self.estimates[t.id].rate) > self.settled]
             if len(reach) < min(self.min_seen, len(top)) or sum(reach) / len(reach) < self.promote_at:
                 return
-            self.unlocked += 1
+            self.unlocked[category] += 1
+
+    def open_tier(self, category: str) -> str:
+        return self.ladders[category][self.unlocked[category]]
 
     def open_tasks(self) -> list[Task]:
-        """The tasks of the unlocked tiers."""
-        tiers = set(self.ladder[: self.unlocked + 1])
-        return [task for task in self.tasks if task.difficulty in tiers]
+        """The tasks of each category's unlocked tiers."""
+        return [t for t in self.tasks
+                if self.ladders[t.category].index(t.difficulty) <= self.unlocked[t.category]]  # fmt: skip
 
     def rate(self, task_id: str) -> float | None:
         est = self.estimates.get(task_id)
@@ -148,8 +159,9 @@ class Curriculum:
         return tuple(chosen)
 
     def snapshot(self) -> dict:
-        """Per tier and category: tasks seen and mean estimated pass rate; the unlocked tier; the draw's
-        skips; each seen task's estimate (the report's "tasks by pass rate over time")."""
+        """Per tier and category: tasks seen and mean estimated pass rate; the highest tier open in any
+        category (`tier`), the categories past their first tier (`climbed`); the draw's skips; each seen task's estimate (the
+        report's "tasks by pass rate over time")."""
 
         def summary(tasks: list[Task]) -> dict:
             rates = [self.estimates[t.id].rate for t in tasks if t.id in self.estimates]
@@ -159,7 +171,9 @@ class Curriculum:
         categories = sorted({t.category for t in self.tasks})
         by_category = {c: summary([t for t in self.tasks if t.category == c]) for c in categories}
         rates = {task_id: round(est.rate, 3) for task_id, est in sorted(self.estimates.items())}
-        return {"tier": self.ladder[self.unlocked], "tiers": tiers, "categories": by_category,
+        highest = max((self.open_tier(c) for c in self.ladders), key=self.ladder.index)
+        climbed = {c: self.open_tier(c) for c in self.ladders if self.unlocked[c] > 0}
+        return {"tier": highest, "climbed": climbed, "tiers": tiers, "categories": by_category,
                 "skipped": dict(self.skipped), "rates": rates}  # fmt: skip
 
 

@@ -88,7 +88,8 @@ def curriculum_line(summary: dict) -> str:
     tiers = ", ".join(f"{tier} {rate(t)} ({t['seen']} seen)" for tier, t in snap["tiers"].items())
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(snap["skipped"].items())) or "none"
     refills = f"; {summary['refills']} refills" if summary.get("refills") else ""
-    return f"tier {snap['tier']} open; {tiers}; skipped {skipped}{refills}"
+    climbed = ", ".join(f"{c} {tier}" for c, tier in snap.get("climbed", {}).items())
+    return f"tier {snap['tier']} open{f' ({climbed})' if climbed else ''}; {tiers}; skipped {skipped}{refills}"
 
 
 def online_rollout_config(cfg: TrainConfig, path: Path | None = None, **overrides) -> RolloutConfig:
