@@ -4,6 +4,7 @@ median and range over seeds, as the README and docs/training.md print them.
     python scripts/learn_table.py                       # every runs/learn-*-s* directory
     python scripts/learn_table.py runs/learn-cad-s0 runs/learn-cad-s1
     python scripts/learn_table.py --quickstart          # runs/quickstart, runs/quickstart-s1, ...
+    python scripts/learn_table.py --plot docs/learn_cad.png runs/learn-cad-s*   # the curves of those runs
 
 A run counts once its comparisons are written (scripts/learn_demo's last stage: compare-*.json); the
 quickstart's are computed here from its two evaluations. Every figure is a held-out pass@1 (or mean
@@ -79,6 +80,37 @@ def learn_rows(runs: list[Path]) -> None:
               f"{spread([g['pass@1_diff'] for g in grpos], fmt='{:+.1f}')} | {'yes' if above else 'no'} |")  # fmt: skip
 
 
+def plot(runs: list[Path], out: Path) -> None:
+    """Each run's GRPO rounds (training reward and pass rate; each round is other tasks, so it is
+    noisy) beside its held-out pass@1 of base, warm start and GRPO with their 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (curve, bars) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    width = 0.8 / max(len(runs), 1)
+    for i, run in enumerate(runs):
+        rounds = [json.loads(line) for line in (run / "grpo" / "metrics" / "online.jsonl").read_text().splitlines()]
+        x = [r["round"] for r in rounds]
+        (line,) = curve.plot(x, [r["reward_mean"] for r in rounds], marker="o", ms=3, label=f"{run.name} reward")
+        curve.plot(x, [r["pass_rate"] for r in rounds], ls=":", color=line.get_color(), label=f"{run.name} pass rate")
+        for j, stage in enumerate(("eval-base", "eval-warm", "eval-grpo")):
+            summary = json.loads((run / stage / "eval.json").read_text())["summary"]
+            lo, hi = summary["pass@1_ci95"]
+            bars.bar(j + (i - (len(runs) - 1) / 2) * width, 100 * summary["pass@1"], width, color=line.get_color(),
+                     yerr=[[100 * (summary["pass@1"] - lo)], [100 * (hi - summary["pass@1"])]], capsize=3,
+                     label=run.name if j == 0 else None)  # fmt: skip
+    curve.set(xlabel="GRPO round", ylabel="training reward / pass rate", ylim=(0, 1), title="online GRPO")
+    curve.legend(fontsize=7)
+    bars.set(xticks=range(3), xticklabels=["base", "warm start", "GRPO"], ylabel="held-out pass@1 (%)",
+             ylim=(0, 100), title="held out, 95% intervals")  # fmt: skip
+    bars.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
 def quickstart_rows(runs: list[Path]) -> None:
     found = [(run, c) for run in runs if (c := quickstart_comparison(run))]
     print("| run | tasks | base | trained | trained - base [95% CI] (McNemar p) |")
@@ -96,8 +128,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", type=Path)
     parser.add_argument("--quickstart", action="store_true", help="the quickstart's runs instead of learn_demo's")
+    parser.add_argument("--plot", type=Path, help="draw the runs' GRPO curves and held-out pass@1 into this PNG")
     args = parser.parse_args()
-    if args.quickstart:
+    if args.plot:
+        plot(args.runs or sorted(Path("runs").glob("learn-*-s*")), args.plot)
+    elif args.quickstart:
         quickstart_rows(
             args.runs or sorted(Path("runs").glob("quickstart")) + sorted(Path("runs").glob("quickstart-s*[0-9]"))
         )
