@@ -101,6 +101,7 @@ async def test_the_curriculum_picks_the_rounds_tasks_and_logs_its_estimates(
     assert snap["tier"] in {t.difficulty for t in tasks} and snap["tiers"][snap["tier"]]["seen"] >= 1
     logged = [json.loads(line) for line in (tmp_path / "run" / "metrics" / "online.jsonl").read_text().splitlines()]
     assert [row["curriculum"]["tiers"] for row in logged] == [r["curriculum"]["tiers"] for r in rows]
+    assert all(0 < row["rss_gb"] <= row["peak_rss_gb"] and row["released_gb"] >= 0 for row in logged)
     again = await train_online(tmp_path / "run", cfg, rollout, rounds=3, engine=engine)  # rebuilt from the store
     assert [r["round"] for r in again] == [3]
     assert sum(t["seen"] for t in again[0]["curriculum"]["tiers"].values()) >= snap["tiers"][snap["tier"]]["seen"]

@@ -26,6 +26,7 @@ import dataclasses
 import time
 
 from ptrain.engine.hf import HFEngine
+from ptrain.online import memory
 from ptrain.online.curriculum import Curriculum, rebuilt
 from ptrain.online.rounds import end_round, refill_tasks, round_tasks, select_round
 from ptrain.rollout.chat import ChatFormat
@@ -105,4 +106,5 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
         summary.update(
             stepped=True, loss=row["loss"], grad_norm=row["grad_norm"], train_s=time.monotonic() - step_started
         )
+    summary.update(memory.release())  # after a step the prefix cache is cleared: its pages go back
     return end_round(trainer, summary, groups)
