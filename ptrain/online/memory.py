@@ -29,12 +29,12 @@ def rss_gb() -> float:
 
 @cache
 def _libc():
-    name = ctypes.util.find_library("c")
+    """The C library, where it is glibc (which has `malloc_trim`); else None."""
     try:
-        libc = ctypes.CDLL(name) if name else None
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
     except OSError:
         return None
-    return libc if libc is not None and hasattr(libc, "malloc_trim") else None  # glibc only
+    return libc if hasattr(libc, "malloc_trim") else None
 
 
 def release() -> dict:
