@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
+import threading
+import time
 
 import pytest
 import torch
@@ -12,6 +16,7 @@ from ptrain.engine.base import Sampling
 from ptrain.engine.hf import HFEngine
 from ptrain.engine.scripted import ScriptedEngine
 from ptrain.online import train_online
+from ptrain.online.rounds import RoundClock
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.gold import gold_replies
@@ -83,6 +88,55 @@ async def test_online_rounds_roll_out_verify_step_and_resume(model_path, tokeniz
     logged = [json.loads(line)["round"] for line in (run / "metrics" / "online.jsonl").read_text().splitlines()]
     assert logged == [1, 2, 3]
     assert torch.load(complete_checkpoints(run / "train" / "checkpoints")[-1] / "trainer.pt", weights_only=False)
+
+
+async def test_a_time_limit_stops_at_a_round_boundary_and_a_stop_mid_step_keeps_the_step(
+    model_path, tokenizer, tmp_path, podman_url, monkeypatch
+):
+    pack = load("terminal-coding")
+    tasks = [t for t in pack.tasks("train") if t.id in TASKS]
+    fmt = ChatFormat(tokenizer, "bash")
+    engine = ScriptedEngine(fmt, alternating(fmt, pack, tasks))
+    cfg = TrainConfig(model=str(model_path), taskpack="terminal-coding", lora_rank=4, groups_per_step=2,
+                      save_every=10, tensorboard=False, minutes=0.001)  # fmt: skip
+    rollout = RolloutConfig(task_ids=TASKS, samples=2, concurrency=1, max_new_tokens=256, flush_interval_s=0.5)
+    run = tmp_path / "run"
+    rows = await train_online(run, cfg, rollout, rounds=5, engine=engine)  # the first round always starts
+    assert [r["round"] for r in rows] == [1]
+    assert complete_checkpoints(run / "train" / "checkpoints")[-1].name == "step-000001"
+
+    # stopped (the task cancelled, as Ctrl-C does) while round 2's step runs: the step finishes and is saved
+    stepping, step = threading.Event(), Trainer.step
+
+    def slow_step(self, *args, **kwargs):
+        stepping.set()
+        time.sleep(1.0)
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(Trainer, "step", slow_step)
+    cfg = dataclasses.replace(cfg, minutes=0.0)
+    job = asyncio.create_task(train_online(run, cfg, rollout, rounds=5, engine=engine))
+    while not stepping.is_set():
+        await asyncio.sleep(0.05)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    assert complete_checkpoints(run / "train" / "checkpoints")[-1].name == "step-000002"
+    logged = [json.loads(line)["round"] for line in (run / "metrics" / "online.jsonl").read_text().splitlines()]
+    assert logged == [1, 2]
+    monkeypatch.setattr(Trainer, "step", step)
+    again = await train_online(run, cfg, rollout, rounds=3, engine=engine)  # resumes after the kept step
+    assert [(r["round"], r["policy_version"]) for r in again] == [(3, 2)]
+
+
+def test_the_round_clock_starts_a_round_only_if_the_longest_so_far_would_end_in_time():
+    clock = RoundClock(minutes=1, started=time.monotonic() - 30)
+    assert clock.next_fits()  # nothing measured yet: the first round starts
+    clock.took(20)
+    assert clock.next_fits()  # 30 + 20 <= 60
+    clock.took(35)
+    assert not clock.next_fits() and "another (up to 35 s) would end past 1.0 min" in clock.stop_line(2)
+    assert RoundClock(minutes=0, started=time.monotonic() - 1e6).next_fits()  # 0: no limit
 
 
 async def test_the_curriculum_picks_the_rounds_tasks_and_logs_its_estimates(

@@ -53,6 +53,9 @@ def train(
     seed: int = typer.Option(None),
     online: bool = typer.Option(False, "--online", help="Alternate rollout and training (needs --taskpack)."),
     rounds: int = typer.Option(20, help="online: rollout-then-train rounds (one step each)."),
+    minutes: float = typer.Option(
+        None, help="online: start no round that would end past this many minutes (stops at a round boundary)."
+    ),
     rollout_config: Path = typer.Option(None, "--rollout-config", help="online: a TOML file of rollout keys."),
     samples: int = typer.Option(None, help="online: samples per task (the group size)  [default: 4]"),
     difficulty: str = typer.Option(None, help="online: only these difficulty tiers, comma-separated (e.g. easy)."),
@@ -79,7 +82,7 @@ def train(
                             taskpack=taskpack, lora=lora, lora_rank=lora_rank, lr=lr, groups_per_step=groups_per_step,
                             micro_batch_tokens=micro_batch_tokens, epochs=epochs, max_steps=max_steps,
                             save_every=save_every, device=device, dtype=dtype, strategy=strategy,
-                            seed=seed)  # fmt: skip
+                            seed=seed, minutes=minutes)  # fmt: skip
     if online:
         import asyncio
 

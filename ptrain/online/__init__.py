@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from ptrain.errors import ConfigError
-from ptrain.online.rounds import task_order
+from ptrain.online.rounds import RoundClock, task_order
 from ptrain.rollout.chat import resolve_action_format
 from ptrain.rollout.config import RolloutConfig
 from ptrain.store import Store
@@ -39,12 +39,14 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
     if cfg.strategy != "ddp":
         raise ConfigError("online training samples from the trainer's own weights: it needs strategy ddp",
                           fix="drop strategy = \"fsdp\" for --online (fsdp is for offline training on stored groups)")  # fmt: skip
+    clock = RoundClock(cfg.minutes)  # from here: loading the model counts against the time limit
     store = Store(run, create=True)
     pack = load_taskpack(rollout.taskpack)
     rollout = dataclasses.replace(rollout, action_format=resolve_action_format(rollout.action_format, pack.tools()))
-    if rollout.ray and (cfg.dynamic_sampling or cfg.curriculum):
-        raise ConfigError("dynamic_sampling and the curriculum run in local online training only, not on Ray (yet)",
-                          fix="set dynamic_sampling = 0 and curriculum = false, or train without --ray")  # fmt: skip
+    if rollout.ray and (cfg.dynamic_sampling or cfg.curriculum or cfg.minutes):
+        raise ConfigError("dynamic_sampling, the curriculum and a time limit (minutes) run in local online training "
+                          "only, not on Ray (yet)",
+                          fix="set dynamic_sampling = 0, curriculum = false and minutes = 0, or train without --ray")  # fmt: skip
     trainer = Trainer(cfg, run)
     trainer.start(rounds)
     order = task_order(pack, rollout)
@@ -54,4 +56,4 @@ async def train_online(run: Path, cfg: TrainConfig, rollout: RolloutConfig, roun
         return await train_on_fleet(trainer, store, pack, rollout, rounds, order)
     from ptrain.online.local import train_local
 
-    return await train_local(trainer, store, pack, rollout, rounds, order, engine)
+    return await train_local(trainer, store, pack, rollout, rounds, order, engine, clock)

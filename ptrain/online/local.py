@@ -13,6 +13,10 @@ The curriculum (`curriculum = true`; online/curriculum.py) picks each round's ta
 by the running pass-rate estimates and the unlocked tiers instead of walking the shuffled pool; it is
 rebuilt from the store when a run resumes, and each round's summary carries its tier and skips.
 
+`minutes` (`--minutes`) bounds the run: a round starts only if, as long as the longest so far, it would
+end in time (rounds.py's RoundClock). Stopped by Ctrl-C or SIGINT during a training step, the step
+finishes and is checkpointed before the process stops; during a rollout, it stops at once.
+
 Stopped or killed, the same command resumes: the checkpoint holds the round and step; a round's
 episodes are keyed by (task, policy version), so a round redone after a crash reuses what the store
 already holds and trains on exactly the groups it trained on before.
@@ -23,12 +27,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import time
 
 from ptrain.engine.hf import HFEngine
 from ptrain.online import memory
 from ptrain.online.curriculum import Curriculum, rebuilt
-from ptrain.online.rounds import end_round, refill_tasks, round_tasks, select_round
+from ptrain.online.rounds import RoundClock, end_round, refill_tasks, round_tasks, select_round
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.scheduler import Rollout
@@ -37,10 +42,14 @@ from ptrain.sandbox.container import SandboxLimits
 from ptrain.store import Store
 from ptrain.train.loop import Trainer
 
+log = logging.getLogger("ptrain.train")
+
 
 async def train_local(trainer: Trainer, store: Store, pack, rollout: RolloutConfig, rounds: int, order: list[str],
-                      engine=None) -> list[dict]:  # fmt: skip
-    """`rounds` rounds (fewer if resuming) with sandboxes and an engine in this process; each round's summary."""
+                      engine=None, clock: RoundClock | None = None) -> list[dict]:  # fmt: skip
+    """`rounds` rounds (fewer if resuming, or if `clock` runs out) with sandboxes and an engine in this process;
+    each round's summary."""
+    clock = clock or RoundClock(trainer.cfg.minutes)
     cfg = trainer.cfg
     runtime.ensure_service()
     engine = engine or HFEngine(trainer.model, name=cfg.model, policy_version=trainer.policy_version,
@@ -61,7 +70,14 @@ async def train_local(trainer: Trainer, store: Store, pack, rollout: RolloutConf
         async with PoolSet(size=min(rollout.concurrency, 8), max_active=rollout.concurrency + rollout.verify_concurrency,
                            limits=limits) as pools:  # fmt: skip
             while trainer.round < rounds:
+                if not clock.next_fits():
+                    log.info(clock.stop_line(len(rows)))
+                    if trainer.round % trainer.cfg.save_every:  # the last round's checkpoint was not due
+                        trainer.save()
+                    break
+                started = time.monotonic()
                 rows.append(await one_round(trainer, engine, store, pack, fmt, pools, rollout, order, curriculum))
+                clock.took(time.monotonic() - started)
     finally:
         await engine.close()
     return rows
@@ -97,14 +113,23 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
                                   max_policy_version=version):  # fmt: skip
             curriculum.observe(group.task_id, [v.reward for v in group.verdicts if v is not None], version)
         summary["curriculum"] = curriculum.snapshot()
+    stopped = None
     if selection.groups:
         step_started = time.monotonic()
         with engine.paused() if hasattr(engine, "paused") else contextlib.nullcontext():
-            row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
+            step = asyncio.ensure_future(asyncio.to_thread(trainer.step, selection.groups, [selection]))
+            try:
+                row = await asyncio.shield(step)
+            except asyncio.CancelledError as e:  # stopped (Ctrl-C, SIGINT) mid-step: the update is kept
+                log.warning("stopping: round %d's training step finishes and is checkpointed first", r + 1)
+                row, stopped = await step, e
             trainer.model.eval()
             engine.policy_version = trainer.policy_version
         summary.update(
             stepped=True, loss=row["loss"], grad_norm=row["grad_norm"], train_s=time.monotonic() - step_started
         )
     summary.update(memory.release())  # after a step the prefix cache is cleared: its pages go back
-    return end_round(trainer, summary, groups)
+    summary = end_round(trainer, summary, groups, save=stopped is not None)
+    if stopped is not None:
+        raise stopped
+    return summary

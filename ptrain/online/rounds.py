@@ -64,10 +64,10 @@ def task_order(pack, rollout: RolloutConfig) -> list[str]:
     return order
 
 
-def end_round(trainer: Trainer, summary: dict, groups: int) -> dict:
-    """Count the round, checkpoint when due, and append its summary to metrics/online.jsonl."""
+def end_round(trainer: Trainer, summary: dict, groups: int, save: bool = False) -> dict:
+    """Count the round, checkpoint when due (or `save`), and append its summary to metrics/online.jsonl."""
     trainer.round += 1
-    if trainer.round % trainer.cfg.save_every == 0 or trainer.round == trainer.total_steps:
+    if save or trainer.round % trainer.cfg.save_every == 0 or trainer.round == trainer.total_steps:
         trainer.save()
     if trainer.rank == 0:
         (trainer.run / "metrics").mkdir(parents=True, exist_ok=True)
@@ -79,6 +79,28 @@ def end_round(trainer: Trainer, summary: dict, groups: int) -> dict:
     if "curriculum" in summary:
         log.info("curriculum: %s", curriculum_line(summary))
     return summary
+
+
+class RoundClock:
+    """Online training's time limit (`minutes`, counted from `started`): a round starts only if it would
+    end in time, taking it to be as long as the longest round so far; the first round always starts.
+    Stopping at a round boundary keeps every round's work (a SIGINT at a deadline cuts one short)."""
+
+    def __init__(self, minutes: float, started: float | None = None):
+        self.limit_s, self.started, self.longest = minutes * 60, started or time.monotonic(), 0.0
+
+    def next_fits(self) -> bool:
+        return not self.limit_s or not self.longest or self.elapsed() + self.longest <= self.limit_s
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def took(self, seconds: float) -> None:
+        self.longest = max(self.longest, seconds)
+
+    def stop_line(self, rounds: int) -> str:
+        return (f"time limit: {rounds} rounds in {self.elapsed() / 60:.1f} min; another (up to {self.longest:.0f} s) "
+                f"would end past {self.limit_s / 60:.1f} min")  # fmt: skip
 
 
 def curriculum_line(summary: dict) -> str:

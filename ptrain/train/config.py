@@ -61,6 +61,7 @@ class TrainConfig:
     curriculum: bool = (
         False  # online: draw each round's tasks by running pass rates, tier by tier (online/curriculum.py)
     )
+    minutes: float = 0.0  # online: start no round that would end past this many minutes (0: no limit; rounds.py)
     mask_truncated: bool = False  # DAPO's overlong filtering: truncated episodes count in advantages, not the loss
     # -- the loss (see LossConfig)
     advantage: str = "grpo"  # or "drgrpo"
@@ -93,6 +94,8 @@ class TrainConfig:
             problems.append("strategy fsdp is ptrain's trainer; TRL's runs under accelerate's own config")
         if self.demos and self.algo != "sft":
             problems.append("demos (other runs' passed episodes) are for algo sft")
+        if self.minutes < 0:
+            problems.append(f"minutes must be 0 (no limit) or more, got {self.minutes}")
         if self.dynamic_sampling < 0:
             problems.append(f"dynamic_sampling must be 0 or more, got {self.dynamic_sampling}")
         try:
