@@ -24,7 +24,6 @@ already holds and trains on exactly the groups it trained on before.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -33,7 +32,7 @@ import time
 from ptrain.engine.hf import HFEngine
 from ptrain.online import memory
 from ptrain.online.curriculum import Curriculum, rebuilt
-from ptrain.online.rounds import RoundClock, end_round, refill_tasks, round_tasks, select_round
+from ptrain.online.rounds import RoundClock, end_round, kept_step, refill_tasks, round_tasks, select_round
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.scheduler import Rollout
@@ -49,8 +48,8 @@ async def train_local(trainer: Trainer, store: Store, pack, rollout: RolloutConf
                       engine=None, clock: RoundClock | None = None) -> list[dict]:  # fmt: skip
     """`rounds` rounds (fewer if resuming, or if `clock` runs out) with sandboxes and an engine in this process;
     each round's summary."""
-    clock = clock or RoundClock(trainer.cfg.minutes)
     cfg = trainer.cfg
+    clock = clock or RoundClock(cfg.minutes)
     runtime.ensure_service()
     engine = engine or HFEngine(trainer.model, name=cfg.model, policy_version=trainer.policy_version,
                                 seed=rollout.seed, max_batch=rollout.max_batch,
@@ -72,7 +71,7 @@ async def train_local(trainer: Trainer, store: Store, pack, rollout: RolloutConf
             while trainer.round < rounds:
                 if not clock.next_fits():
                     log.info(clock.stop_line(len(rows)))
-                    if trainer.round % trainer.cfg.save_every:  # the last round's checkpoint was not due
+                    if trainer.round % cfg.save_every:  # the last round's checkpoint was not due
                         trainer.save()
                     break
                 started = time.monotonic()
@@ -117,12 +116,7 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
     if selection.groups:
         step_started = time.monotonic()
         with engine.paused() if hasattr(engine, "paused") else contextlib.nullcontext():
-            step = asyncio.ensure_future(asyncio.to_thread(trainer.step, selection.groups, [selection]))
-            try:
-                row = await asyncio.shield(step)
-            except asyncio.CancelledError as e:  # stopped (Ctrl-C, SIGINT) mid-step: the update is kept
-                log.warning("stopping: round %d's training step finishes and is checkpointed first", r + 1)
-                row, stopped = await step, e
+            row, stopped = await kept_step(trainer, selection)
             trainer.model.eval()
             engine.policy_version = trainer.policy_version
         summary.update(

@@ -23,7 +23,7 @@ import dataclasses
 import time
 
 from ptrain.engine.weights import policy_payload
-from ptrain.online.rounds import end_round, round_tasks, select_round
+from ptrain.online.rounds import end_round, kept_step, round_tasks, select_round
 from ptrain.rollout.config import RolloutConfig
 from ptrain.scale.workers import Fleet, RolloutReport, merge
 from ptrain.store import Store
@@ -64,13 +64,16 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
             oldest = version - (trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else 1)
             groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, rollout_s)
             summary["workers"] = len(fleet.alive)
+            stopped = None
             if selection.groups:
                 step_started = time.monotonic()
-                row = await asyncio.to_thread(trainer.step, selection.groups, [selection])
-                versions = await deliver()
+                row, stopped = await kept_step(trainer, selection)
+                versions = [] if stopped else await deliver()
                 summary.update(stepped=True, loss=row["loss"], grad_norm=row["grad_norm"],
                                train_s=time.monotonic() - step_started, worker_versions=versions)  # fmt: skip
-            rows.append(end_round(trainer, summary, groups))
+            rows.append(end_round(trainer, summary, groups, save=stopped is not None))
+            if stopped is not None:
+                raise stopped
             if pending is None and not overlap and trainer.round < rounds:
                 pending = start(trainer.round)
         return rows

@@ -2,12 +2,14 @@
 
 Which tasks round r takes (`round_tasks`, and dynamic sampling's `refill_tasks`), which stored
 groups it trains on and its summary (`select_round`), and its end: counted, checkpointed when due
-and appended to RUN/metrics/online.jsonl (`end_round`). Pure bookkeeping over the store and the
+and appended to RUN/metrics/online.jsonl (`end_round`), its step kept when a stop comes mid-step
+(`kept_step`), and the time limit (`RoundClock`). Pure bookkeeping over the store and the
 trainer: no engine, no sandbox, no Ray.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -79,6 +81,17 @@ def end_round(trainer: Trainer, summary: dict, groups: int, save: bool = False) 
     if "curriculum" in summary:
         log.info("curriculum: %s", curriculum_line(summary))
     return summary
+
+
+async def kept_step(trainer: Trainer, selection) -> tuple[dict, BaseException | None]:
+    """The round's training step, in a thread. Cancelled (Ctrl-C, SIGINT) while it runs, the step still
+    finishes: returns its row and the cancellation, for the caller to re-raise once the round is checkpointed."""
+    step = asyncio.ensure_future(asyncio.to_thread(trainer.step, selection.groups, [selection]))
+    try:
+        return await asyncio.shield(step), None
+    except asyncio.CancelledError as e:
+        log.warning("stopping: round %d's training step finishes and is checkpointed first", trainer.round + 1)
+        return await step, e
 
 
 class RoundClock:
