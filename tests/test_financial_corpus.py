@@ -83,19 +83,39 @@ def test_tokens_drop_stopwords_and_thousands_separators():
     assert fdocs.tokenize("The revenue was $4,512.5 million in 2024") == ["revenue", "4512.5", "million", "2024"]
 
 
-def test_long_pages_are_chunked_at_paragraph_and_row_boundaries_keeping_table_titles():
-    table = "Debt\n(in millions)\n" + "\n".join(f"Note {i}  {i},000" for i in range(100))
-    chunks = fdocs.chunk_page("Intro paragraph.\n\n" + table, limit=60)
-    assert len(chunks) > 3 and all(len(c.split()) <= 70 for c in chunks)
-    assert all(c.startswith("Debt\n(in millions)") for c in chunks[1:])
+def test_long_prose_is_chunked_at_paragraph_and_line_boundaries():
+    prose = "\n\n".join(f"Paragraph {i} says something about the year." for i in range(40))
+    chunks = fdocs.chunk_page(prose, limit=60)
+    assert len(chunks) > 3 and all(len(c.split()) <= 60 for c in chunks)
+    assert "\n\n".join(chunks) == prose
 
 
-def test_search_finds_a_company_statement_by_company_item_and_year(small_corpus, monkeypatch, tmp_path):
+def test_each_table_row_is_a_passage_under_its_title_unit_and_year_header():
+    page = (
+        "Item 8. Financial Statements\nConsolidated Balance Sheets\n(in thousands)\n   2024      2023\nCurrent assets:\n"
+        "Cash and cash equivalents   $65,499   $39,377\nTotal assets   $356,493   $324,307\n"
+        "Debt\n(in millions)\nNote A  1,000\nNote B  2,000\n\nA closing paragraph."
+    )
+    chunks = fdocs.chunk_page(page)
+    assert chunks[0] == "Item 8. Financial Statements"
+    assert (
+        chunks[1]
+        == "Consolidated Balance Sheets\n(in thousands)\n2024  2023\nCash and cash equivalents  $65,499  $39,377"
+    )
+    assert chunks[2].endswith("\nTotal assets  $356,493  $324,307")
+    assert chunks[3:5] == ["Debt\n(in millions)\nNote A  1,000", "Debt\n(in millions)\nNote B  2,000"]  # no year header
+    assert chunks[5:] == ["A closing paragraph."] and not any(c.endswith(":") for c in chunks)
+
+
+@pytest.mark.parametrize(
+    ("item", "page"), [("cash and cash equivalents", 4), ("total assets", 4), ("cost of revenue", 3)]
+)
+def test_search_finds_the_statement_row_a_question_names(small_corpus, monkeypatch, tmp_path, item, page):
     monkeypatch.setenv("FDOCS_CACHE", str(tmp_path))
-    c = universe()[1]
-    year = c.reported[-1]
-    out = fdocs.search(small_corpus, f"{c.short_name} consolidated balance sheets total assets {year}", k=3)
-    assert f"doc={c.id}-10k-{year} page=4" in out.split("\n\n[2]")[0]
+    for c in universe()[:3]:
+        year = c.reported[-1]
+        top = fdocs.search(small_corpus, f"{c.short_name} {item} {year}", k=3).split("\n\n[2]")[0]
+        assert f"doc={c.id}-10k-{year} page={page}" in top and item in top.lower()
 
 
 def test_read_and_tables_return_a_page_and_its_parsed_rows(small_corpus):

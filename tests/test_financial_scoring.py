@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ptrain_financial_docs.image.fscore import normalise_text, parse_numbers, pick_number, score, token_f1
 
-from ptrain_financial_docs.questions import display, gold_answer  # isort: skip
+from ptrain_financial_docs.questions import ITEMS, display, gold_answer  # isort: skip
 from ptrain_financial_docs.templates import all_questions  # isort: skip
 
 MILLIONS = {"kind": "number", "value": 1234e6, "scale": 1e6, "decimals": 0}
@@ -252,7 +252,9 @@ def test_a_one_figure_golds_answer_is_the_figure_as_its_page_shows_it_and_scores
     assert len(single) > 300
     for t in single[::7]:
         search, look, submit = pack.gold(t)
-        assert search.name == "search" and search.arguments["k"] == 1 and look.name in ("tables", "read")
+        assert search.name == "search" and search.arguments["k"] == 3 and look.name in ("tables", "read")
+        item = t.metadata["facts"][0][2]
+        assert item not in ITEMS or ITEMS[item][0] in search.arguments["query"]  # named as the question names it
         answer = submit.arguments["answer"]
         assert score(answer, t.metadata["gold"])["passed"], (t.id, answer)
         assert look.name == "read" or "," not in answer  # tables print figures without separators

@@ -21,7 +21,7 @@ from ptrain.taskpack import WORKSPACE, Probe, Task, ToolCall, Verdict, place_fil
 from ptrain_financial_docs.corpus import corpus_tar, sections
 from ptrain_financial_docs.imported import load_imported
 from ptrain_financial_docs.probes import probes as answer_probes
-from ptrain_financial_docs.questions import Question, display, gold_answer, gold_code
+from ptrain_financial_docs.questions import ITEMS, Question, display, gold_answer, gold_code
 from ptrain_financial_docs.templates import all_questions
 from ptrain_financial_docs.tools import analyst_tools
 from ptrain_financial_docs.universe import company, universe
@@ -84,10 +84,13 @@ class FinancialDocs:
         if "facts" not in meta:  # imported
             return [ToolCall("read", {"doc": meta["doc"], "page": 1}), submit]
         pages = sections()
-        # one figure as a page shows it needs no python: the top passage names the company's documents,
-        # and the answer is the figure copied from the table (no thousands separators there) or the prose
+        # one figure as a page shows it needs no python: the answer is the figure copied from the table
+        # (no thousands separators there) or the prose. The search names the line item as the question
+        # does and asks for three passages, so the page the gold reads is among them for most questions
+        # (a table row is a passage of its own, fdocs.py): 266 of the train split's 388 easy questions,
+        # against 65 with the item's key and one passage, where the page was the gold's own knowledge
         single = meta["program"] == "f0" and len(meta["facts"]) == 1
-        calls = [ToolCall("search", {"query": search_query(task), "k": 1 if single else 3})]
+        calls = [ToolCall("search", {"query": search_query(task), "k": 3})]
         seen = set()
         for doc, _, item, section in meta["facts"]:
             page = pages[doc][section]
@@ -103,4 +106,5 @@ class FinancialDocs:
 def search_query(task: Task) -> str:
     c = company(task.metadata["company"])
     doc, year, item, _ = task.metadata["facts"][0]
-    return f"{c.short_name} {item.replace('_', ' ').replace(':', ' ')} {year}"
+    named = ITEMS[item][0] if item in ITEMS else item.replace("_", " ").replace(":", " ")
+    return f"{c.short_name} {named} {year}"

@@ -7,10 +7,12 @@ Standard library only. This file is copied into the sandbox image and run there 
 tables; `catalog.json`; and `bm25.json`, the index the host built with this same code, so no
 episode spends a second building it; without one it is built on first use and kept in /tmp).
 
-Chunks are a page's paragraphs and table blocks, merged up to CHUNK_WORDS words (long tables cut
-between rows, each piece keeping the table's title). Each chunk is indexed with its document's
-title (company, ticker, fiscal year), so "Acme revenue 2024" finds Acme's income statement even
-though the statement itself never names the company.
+Chunks are a page's paragraphs, merged up to CHUNK_WORDS words, and each row of each table on its own
+under the table's title, unit and column header (a line item is what a question names: as one chunk
+among a whole statement's rows, "cash and cash equivalents" ranked the balance sheet first for 26 of
+154 balance-sheet questions, as a row of its own for 125). Each chunk is indexed with its document's
+title (company, ticker, fiscal year), so "Acme revenue 2024" finds the revenue row of Acme's income
+statement even though the statement itself never names the company.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import re
 import sys
 from collections import Counter, defaultdict
+from itertools import pairwise
 from pathlib import Path
 
 CHUNK_WORDS = 120
@@ -80,17 +83,44 @@ def split_block(block: str, limit: int) -> list[str]:
     return pieces
 
 
+def table_rows(block: str) -> tuple[str, list[str]]:
+    """A block's tables as passages of one row each, under the table's title, unit line ("(in
+    thousands)") and column header of years where it has one; and the block's text before its first
+    table. A table runs from its title (the line above a unit line) to the next table's title: a PDF page
+    comes as one block. Section labels ("Current assets:") are not rows, and runs of spaces (the page's
+    column alignment) become two."""
+    lines = [re.sub(r"\s{3,}", "  ", line.strip()) for line in block.split("\n") if line.strip()]
+    titles = [i - 1 for i in range(1, len(lines) - 1) if lines[i].startswith("(in ")]
+    rows: list[str] = []
+    for title, end in pairwise([*titles, len(lines)]):
+        header = lines[title + 2]
+        years = "$" not in header and all(re.fullmatch(r"(19|20)\d\d", n) for n in re.findall(r"\d[\d,.]*", header))
+        top = title + 3 if years else title + 2
+        rows += ["\n".join([*lines[title:top], row]) for row in lines[top:end] if not row.endswith(":")]
+    return "\n".join(lines[: titles[0]]) if titles else block, rows
+
+
 def chunk_page(text: str, limit: int = CHUNK_WORDS) -> list[str]:
-    """A page's text as chunks of at most about `limit` words, split at paragraph and row boundaries."""
-    blocks = [piece for block in text.split("\n\n") if block.strip() for piece in split_block(block.strip(), limit)]
-    chunks, current = [], []
-    for block in blocks:
-        if current and len(" ".join(current + [block]).split()) > limit:
+    """A page's text as chunks: each table row on its own (`table_rows`), the rest at most about `limit`
+    words, split at paragraph and line boundaries."""
+    chunks: list[str] = []
+    current: list[str] = []  # paragraphs merged until the next would pass `limit` words
+
+    def flush() -> None:
+        if current:
             chunks.append("\n\n".join(current))
-            current = []
-        current.append(block)
-    if current:
-        chunks.append("\n\n".join(current))
+            current.clear()
+
+    for block in (b.strip() for b in text.split("\n\n") if b.strip()):
+        before, rows = table_rows(block)
+        for piece in split_block(before, limit) if before else []:
+            if current and len(" ".join(current + [piece]).split()) > limit:
+                flush()
+            current.append(piece)
+        if rows:
+            flush()
+            chunks.extend(rows)
+    flush()
     return chunks
 
 
