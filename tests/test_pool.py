@@ -7,8 +7,9 @@ import shutil
 import subprocess
 
 import pytest
+from podman.errors import APIError, NotFound
 
-from ptrain.sandbox import SandboxPool
+from ptrain.sandbox import PoolSet, SandboxPool, runtime
 from ptrain.sandbox.runtime import answers, client, ensure_service, home
 
 
@@ -82,3 +83,39 @@ async def test_a_pool_spreads_containers_over_several_services(base_image, podma
 
 def test_podman_is_installed():
     assert shutil.which("podman") and shutil.which("runc")
+
+
+class StuckContainer:
+    """A leftover podman cannot stop: its conmon was killed with the run, so no exit file ever appears."""
+
+    name = "ptrain-stuck"
+
+    def remove(self, **kwargs):
+        raise APIError("500 Server Error", explanation="cannot remove container as it could not be stopped")
+
+
+class GoneContainer:
+    name = "ptrain-gone"
+
+    def remove(self, **kwargs):
+        raise NotFound("no such container")
+
+
+class LeftContainer:
+    name = "ptrain-left"
+    removed = False
+
+    def remove(self, **kwargs):
+        LeftContainer.removed = True
+
+
+async def test_a_leftover_podman_cannot_remove_is_logged_and_the_pool_still_starts(monkeypatch, caplog):
+    monkeypatch.setattr(
+        runtime, "leftover_containers", lambda url: [StuckContainer(), GoneContainer(), LeftContainer()]
+    )
+    async with PoolSet(urls=["unix:///nowhere.sock"]) as pools:
+        assert pools.pools == {}
+    assert LeftContainer.removed
+    assert "could not remove leftover container ptrain-stuck" in caplog.text
+    assert "could not be stopped" in caplog.text
+    assert "removed 2 containers left by killed ptrain processes" in caplog.text

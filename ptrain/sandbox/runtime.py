@@ -8,6 +8,7 @@ every podman it starts. When no API service answers on ptrain's socket, it start
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import shutil
@@ -18,10 +19,12 @@ from functools import cache
 from pathlib import Path
 
 import podman
-from podman.errors import NotFound
+from podman.errors import APIError, NotFound
 
 from ptrain.errors import SandboxError
 from ptrain.paths import home
+
+log = logging.getLogger(__name__)
 
 LABEL = "ptrain"  # every container ptrain creates carries this label
 
@@ -160,13 +163,19 @@ def leftover_containers(url: str) -> list:
 
 
 def remove_leftovers(url: str) -> list[str]:
-    """Remove the leftovers; one that is gone by the time we get to it (its removal was under way) is fine."""
+    """Remove the leftovers and name them; one that is gone by the time we get to it (its removal was under
+    way) is fine. One podman cannot stop (its killed conmon never wrote the exit file) is logged and left for
+    the next run or `ptrain doctor --clean`: housekeeping never stops the run that does it."""
     names = []
     for container in leftover_containers(url):
         try:
             container.remove(force=True, v=True)
         except NotFound:
             pass
+        except APIError as e:
+            log.warning("could not remove leftover container %s (left for `ptrain doctor --clean`): %s",
+                        container.name, e.explanation or e)  # fmt: skip
+            continue
         shutil.rmtree(socket_dir(container.name), ignore_errors=True)
         names.append(container.name)
     return names
