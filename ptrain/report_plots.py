@@ -49,7 +49,13 @@ def plot_training(train: list[dict], online: list[dict]) -> bytes | None:
     if any(v is not None for v in rewards):
         left.plot(x, [np.nan if v is None else v for v in rewards], marker="o", label="mean reward")
     if online:
-        left.plot(x, [r.get("pass_rate", np.nan) for r in rows], marker="s", ls="--", label="pass rate")
+        left.plot(
+            x,
+            [np.nan if r.get("pass_rate") is None else r["pass_rate"] for r in rows],
+            marker="s",
+            ls="--",
+            label="pass rate",
+        )
     left.set(xlabel=x_name, ylim=(-0.02, 1.02), title="reward over training")
     left.legend(loc="upper left", fontsize=8)
     losses = [(r[x_name], r["loss"]) for r in (online or train) if r.get("loss") is not None]

@@ -94,7 +94,13 @@ def plot(runs: list[Path], out: Path) -> None:
         rounds = [json.loads(line) for line in (run / "grpo" / "metrics" / "online.jsonl").read_text().splitlines()]
         x = [r["round"] for r in rounds]
         (line,) = curve.plot(x, [r["reward_mean"] for r in rounds], marker="o", ms=3, label=f"{run.name} reward")
-        curve.plot(x, [r["pass_rate"] for r in rounds], ls=":", color=line.get_color(), label=f"{run.name} pass rate")
+        curve.plot(
+            x,
+            [float("nan") if r["pass_rate"] is None else r["pass_rate"] for r in rounds],
+            ls=":",
+            color=line.get_color(),
+            label=f"{run.name} pass rate",
+        )
         for j, stage in enumerate(("eval-base", "eval-warm", "eval-grpo")):
             summary = json.loads((run / stage / "eval.json").read_text())["summary"]
             lo, hi = summary["pass@1_ci95"]

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -16,7 +17,7 @@ from ptrain.engine.base import Sampling
 from ptrain.engine.hf import HFEngine
 from ptrain.engine.scripted import ScriptedEngine
 from ptrain.online import train_online
-from ptrain.online.rounds import RoundClock
+from ptrain.online.rounds import RoundClock, select_round
 from ptrain.rollout.chat import ChatFormat
 from ptrain.rollout.config import RolloutConfig
 from ptrain.rollout.gold import gold_replies
@@ -127,6 +128,17 @@ async def test_a_time_limit_stops_at_a_round_boundary_and_a_stop_mid_step_keeps_
     monkeypatch.setattr(Trainer, "step", step)
     again = await train_online(run, cfg, rollout, rounds=3, engine=engine)  # resumes after the kept step
     assert [(r["round"], r["policy_version"]) for r in again] == [(3, 2)]
+
+
+def test_a_rounds_pass_rate_is_its_stored_verdicts_so_a_resumed_round_reports_them(tokenizer, tmp_path):
+    # stored before the process that selects the round started: its own rollout verified none of them
+    store = fill_store(tmp_path / "run", tokenizer, tasks=3, samples=4, rewards=lambda task, s: float(s < task))
+    trainer = SimpleNamespace(round=0, policy_version=0, cfg=TrainConfig())
+    _, selection, summary = select_round(trainer, store, SimpleNamespace(name="tp"), ("t1", "t2"), 0, rollout_s=0.0)
+    assert summary["pass_rate"] == 3 / 8 and summary["reward_mean"] == 3 / 8  # t1 passed 1 of 4, t2 2 of 4
+    assert summary["groups_with_signal"] == 2
+    _, _, nothing = select_round(trainer, store, SimpleNamespace(name="tp"), ("t9",), 0, rollout_s=0.0)
+    assert nothing["pass_rate"] is None and nothing["reward_mean"] is None
 
 
 def test_the_round_clock_starts_a_round_only_if_the_longest_so_far_would_end_in_time():

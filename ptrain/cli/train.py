@@ -152,7 +152,8 @@ def online_table(rows: list[dict]) -> Table:
     for row in rows[-20:]:
         reward = "-" if row["reward_mean"] is None else f"{row['reward_mean']:.3f}"
         loss = f"{row['loss']:.4f}" if row["stepped"] else "no step"
-        cells = [str(row["round"]), str(row["policy_version"]), reward, f"{row['pass_rate']:.2f}",
+        rate = "-" if row["pass_rate"] is None else f"{row['pass_rate']:.2f}"
+        cells = [str(row["round"]), str(row["policy_version"]), reward, rate,
                  f"{row['groups_with_signal']}/{row['tasks']}", loss, f"{row['rollout_s']:.0f}"]  # fmt: skip
         table.add_row(*cells, *([row.get("curriculum", {}).get("tier", "-")] if tiered else []))
     return table

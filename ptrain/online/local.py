@@ -87,10 +87,9 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
     r, version, k = trainer.round, trainer.policy_version, trainer.cfg.groups_per_step
     ids = curriculum.pick(k, r) if curriculum else round_tasks(k, r, order)
     started = time.monotonic()
-    report = await Rollout(dataclasses.replace(rollout, task_ids=ids, tasks=None), store, pack, engine, fmt,
-                           pools).run()  # fmt: skip
+    await Rollout(dataclasses.replace(rollout, task_ids=ids, tasks=None), store, pack, engine, fmt, pools).run()
     oldest = version - trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else version
-    groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, time.monotonic() - started)
+    groups, selection, summary = select_round(trainer, store, pack, ids, oldest, time.monotonic() - started)
     refills = 0
     while len(selection.groups) < k and refills < trainer.cfg.dynamic_sampling:
         n = k - len(selection.groups)
@@ -99,11 +98,8 @@ async def one_round(trainer: Trainer, engine: HFEngine, store: Store, pack, fmt,
         if not fresh:
             break
         refills, ids = refills + 1, ids + fresh
-        more = await Rollout(dataclasses.replace(rollout, task_ids=fresh, tasks=None), store, pack, engine, fmt,
-                             pools).run()  # fmt: skip
-        report.passed, report.verified = report.passed + more.passed, report.verified + more.verified
-        groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report,
-                                                  time.monotonic() - started)  # fmt: skip
+        await Rollout(dataclasses.replace(rollout, task_ids=fresh, tasks=None), store, pack, engine, fmt, pools).run()
+        groups, selection, summary = select_round(trainer, store, pack, ids, oldest, time.monotonic() - started)
     if refills:
         selection.groups = selection.groups[:k]
         summary.update(refills=refills, tasks=len(ids), groups_with_signal=len(selection.groups))

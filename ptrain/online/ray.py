@@ -25,7 +25,7 @@ import time
 from ptrain.engine.weights import policy_payload
 from ptrain.online.rounds import end_round, kept_step, round_tasks, select_round
 from ptrain.rollout.config import RolloutConfig
-from ptrain.scale.workers import Fleet, RolloutReport, merge
+from ptrain.scale.workers import Fleet
 from ptrain.store import Store
 from ptrain.train.loop import Trainer
 
@@ -46,23 +46,21 @@ async def train_on_fleet(trainer: Trainer, store: Store, pack, rollout: RolloutC
             await asyncio.to_thread(trainer.model.save_pretrained, adapter_dir)
         return await fleet.deliver(policy_payload(trainer.model), trainer.policy_version, adapter_dir)
 
-    def start(round_no: int) -> tuple[asyncio.Task, tuple[str, ...], RolloutReport, float]:
+    def start(round_no: int) -> tuple[asyncio.Task, tuple[str, ...], float]:
         ids = round_tasks(trainer.cfg.groups_per_step, round_no, order)
-        report = RolloutReport()
-        job = asyncio.create_task(fleet.map("rollout", ids, on_result=lambda fields: merge(report, fields)))
-        return job, ids, report, time.monotonic()
+        return asyncio.create_task(fleet.map("rollout", ids)), ids, time.monotonic()
 
     try:
         await fleet.start()
         await deliver()
         pending = start(trainer.round) if trainer.round < rounds else None
         while pending is not None:
-            job, ids, report, started = pending
+            job, ids, started = pending
             await job
             rollout_s, version = time.monotonic() - started, trainer.policy_version
             pending = start(trainer.round + 1) if overlap and trainer.round + 1 < rounds else None
             oldest = version - (trainer.cfg.max_staleness if trainer.cfg.max_staleness >= 0 else 1)
-            groups, selection, summary = select_round(trainer, store, pack, ids, oldest, report, rollout_s)
+            groups, selection, summary = select_round(trainer, store, pack, ids, oldest, rollout_s)
             summary["workers"] = len(fleet.alive)
             stopped = None
             if selection.groups:

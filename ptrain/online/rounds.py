@@ -26,16 +26,18 @@ from ptrain.verify import select_tasks
 log = logging.getLogger("ptrain.train")
 
 
-def select_round(trainer: Trainer, store: Store, pack, ids: tuple[str, ...], oldest: int, report, rollout_s: float):
+def select_round(trainer: Trainer, store: Store, pack, ids: tuple[str, ...], oldest: int, rollout_s: float):
     """The round's stored groups from `oldest` to the trainer's version, GRPO's selection of them, and the
-    round's summary so far; says so when no group has signal (no step this round)."""
+    round's summary so far; says so when no group has signal (no step this round). The pass rate is the
+    stored verdicts', so a round resumed from episodes an earlier process rolled reports theirs."""
     r, version = trainer.round, trainer.policy_version
     groups = list(store.groups(taskpack=pack.name, task_id=list(ids), min_policy_version=oldest,
                                max_policy_version=version))  # fmt: skip
     selection = select_grpo(groups, trainer.cfg.advantage, oldest, trainer.cfg.mask_truncated)
+    passed = [v.passed for group in groups for v in group.verdicts if v is not None]
     summary = {"round": r + 1, "policy_version": version, "tasks": len(ids), "episodes": selection.episodes,
                "reward_mean": sum(selection.rewards) / len(selection.rewards) if selection.rewards else None,
-               "pass_rate": report.passed / max(report.verified, 1), "groups_with_signal": len(selection.groups),
+               "pass_rate": sum(passed) / len(passed) if passed else None, "groups_with_signal": len(selection.groups),
                "dropped": dict(selection.dropped), "rollout_s": rollout_s, "stepped": False}  # fmt: skip
     if not selection.groups:
         log.warning("round %d: no group has signal (%s); no training step this round", r + 1,
@@ -75,8 +77,9 @@ def end_round(trainer: Trainer, summary: dict, groups: int, save: bool = False) 
         (trainer.run / "metrics").mkdir(parents=True, exist_ok=True)
         with (trainer.run / "metrics" / "online.jsonl").open("a") as f:
             f.write(json.dumps({**summary, "time": time.time()}) + "\n")
-    log.info("round %d: reward %s, pass %.2f, %d/%d groups with signal%s", summary["round"],
-             "-" if summary["reward_mean"] is None else f"{summary['reward_mean']:.3f}", summary["pass_rate"],
+    log.info("round %d: reward %s, pass %s, %d/%d groups with signal%s", summary["round"],
+             "-" if summary["reward_mean"] is None else f"{summary['reward_mean']:.3f}",
+             "-" if summary["pass_rate"] is None else f"{summary['pass_rate']:.2f}",
              summary["groups_with_signal"], groups, f", loss {summary['loss']:.4f}" if summary["stepped"] else "")  # fmt: skip
     if "curriculum" in summary:
         log.info("curriculum: %s", curriculum_line(summary))

@@ -10,7 +10,7 @@ episode spends a second building it; without one it is built on first use and ke
 Chunks are a page's paragraphs, merged up to CHUNK_WORDS words, and each row of each table on its own
 under the table's title, unit and column header (a line item is what a question names: as one chunk
 among a whole statement's rows, "cash and cash equivalents" ranked the balance sheet first for 26 of
-154 balance-sheet questions, as a row of its own for 125). Each chunk is indexed with its document's
+154 balance-sheet questions, as a row of its own for 128). Each chunk is indexed with its document's
 title (company, ticker, fiscal year), so "Acme revenue 2024" finds the revenue row of Acme's income
 statement even though the statement itself never names the company.
 """
