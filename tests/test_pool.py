@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from podman.errors import APIError, NotFound
@@ -79,6 +80,13 @@ async def test_a_pool_spreads_containers_over_several_services(base_image, podma
         assert all(r.output == "sandbox\n" for r in results)
         for box in boxes:
             await pool.release(box)
+
+
+def test_a_service_ptrain_starts_runs_in_ptrains_directory_not_the_callers(second_service):
+    # conmon writes `oom` into its working directory when a sandbox's command runs out of memory
+    pid = subprocess.run(["pgrep", "-f", f"podman system service --time=0 {second_service}"],
+                         capture_output=True, text=True).stdout.split()[0]  # fmt: skip
+    assert Path(f"/proc/{pid}/cwd").resolve() == (home() / "podman").resolve()
 
 
 def test_podman_is_installed():

@@ -111,6 +111,8 @@ def ensure_service(url: str | None = None, timeout_s: float = 20.0) -> str:
     sock.unlink(missing_ok=True)
     log_path = sock.with_suffix(".log")
     with open(log_path, "ab") as log:  # the service keeps its own copy of the descriptor
+        # in ptrain's directory, not the caller's: conmon, the service's child, writes an `oom` file where it
+        # runs when a sandbox's command runs out of memory (one appeared in the project root after the tests)
         subprocess.Popen(
             ["podman", "system", "service", "--time=0", url],
             env=podman_env(),
@@ -118,6 +120,7 @@ def ensure_service(url: str | None = None, timeout_s: float = 20.0) -> str:
             stdout=log,
             stderr=log,
             start_new_session=True,  # outlives this process, like a daemon
+            cwd=sock.parent,
         )
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
