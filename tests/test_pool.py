@@ -114,16 +114,15 @@ class LeftContainer:
     removed = False
 
     def remove(self, **kwargs):
-        LeftContainer.removed = True
+        self.removed = True
 
 
 async def test_a_leftover_podman_cannot_remove_is_logged_and_the_pool_still_starts(monkeypatch, caplog):
-    monkeypatch.setattr(
-        runtime, "leftover_containers", lambda url: [StuckContainer(), GoneContainer(), LeftContainer()]
-    )
+    left = LeftContainer()
+    monkeypatch.setattr(runtime, "leftover_containers", lambda url: [StuckContainer(), GoneContainer(), left])
     async with PoolSet(urls=["unix:///nowhere.sock"]) as pools:
         assert pools.pools == {}
-    assert LeftContainer.removed
+    assert left.removed
     assert "could not remove leftover container ptrain-stuck" in caplog.text
     assert "could not be stopped" in caplog.text
     assert "removed 2 containers left by killed ptrain processes" in caplog.text
